@@ -1,0 +1,314 @@
+/* Trace file handling for libgputrace.so: one JSON Lines file per process,
+ * created O_EXCL|O_NOFOLLOW|O_CLOEXEC with mode 0600, never a library call
+ * that allocates (this runs inside loader callbacks and fork handlers). */
+#define _GNU_SOURCE
+#include "trace_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputrace/trace_format.h"
+#include "jline.h"
+
+/* The environment that steers loading, recorded in every header. */
+static const char *const header_env[] = {
+	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW",
+	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING",
+	"CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+	"SLURM_PROCID", "SLURM_NTASKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+	"PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+};
+
+/* Static buffers: the header is written once per process, and callers
+ * serialise (loader lock in the audit half, one-time init in the preload half). */
+static char header_buf[65536];
+static char cmdline_buf[32768];
+
+unsigned long long gt_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+pid_t gt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+bool gt_disabled(void)
+{
+	const char *d = getenv("GPUTRACE_DISABLE");
+
+	return d && *d && strcmp(d, "0") != 0;
+}
+
+const char *gt_image_id(void)
+{
+	static char id[17];
+	const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	if (!r)
+		return "0";
+	for (i = 0; i < 8; i++) {
+		id[2 * i] = hex[r[i] >> 4];
+		id[2 * i + 1] = hex[r[i] & 15];
+	}
+	id[16] = 0;
+	return id;
+}
+
+/* Reads a small file into buf (NUL-terminated); returns the bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < cap - 1) {
+		n = read(fd, buf + total, cap - 1 - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = 0;
+	return total;
+}
+
+/* Field 22 of /proc/self/stat: when the process started, in clock ticks since
+ * boot. With the pid it names one process on this host for all time. */
+static unsigned long long process_start_ticks(void)
+{
+	char buf[1024];
+	const char *p;
+	int field;
+
+	if (read_small("/proc/self/stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* After ") " comes field 3; walk to field 22. */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+static void host_name(char *out, size_t cap)
+{
+	const char *env = getenv("GPUTRACE_HOST");
+	struct utsname u;
+	size_t i;
+
+	if (env && *env) {
+		strncpy(out, env, cap - 1);
+	} else if (uname(&u) == 0) {
+		strncpy(out, u.nodename, cap - 1);
+	} else {
+		strncpy(out, "unknown", cap - 1);
+	}
+	out[cap - 1] = 0;
+	/* The host becomes part of a file name. */
+	for (i = 0; out[i]; i++)
+		if (out[i] == '/' || (unsigned char)out[i] < 0x20)
+			out[i] = '_';
+}
+
+/* Appends decimal v to s at *pos. */
+static void put_num(char *s, size_t cap, size_t *pos, unsigned long long v)
+{
+	char d[24];
+	int n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && *pos + 1 < cap)
+		s[(*pos)++] = d[--n];
+	s[*pos] = 0;
+}
+
+static void put_str(char *s, size_t cap, size_t *pos, const char *add)
+{
+	while (*add && *pos + 1 < cap)
+		s[(*pos)++] = *add++;
+	s[*pos] = 0;
+}
+
+/* <dir>/<host>.<pid>.jsonl, or <host>.<pid>.<k>.jsonl when an older process with
+ * the same pid left its file there. Returns false if it does not fit. */
+static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
+{
+	const char *dir = getenv("GPUTRACE_DIR");
+	size_t pos = 0;
+
+	out[0] = 0;
+	put_str(out, cap, &pos, dir && *dir ? dir : ".");
+	put_str(out, cap, &pos, "/");
+	put_str(out, cap, &pos, host);
+	put_str(out, cap, &pos, ".");
+	put_num(out, cap, &pos, (unsigned long long)pid);
+	if (k) {
+		put_str(out, cap, &pos, ".");
+		put_num(out, cap, &pos, (unsigned long long)k);
+	}
+	put_str(out, cap, &pos, ".jsonl");
+	return pos + 1 < cap;
+}
+
+/* Does the existing trace at fd belong to this process (same pid and start)? */
+static bool trace_is_ours(int fd, pid_t pid, unsigned long long start)
+{
+	char buf[4096], want[96];
+	size_t pos = 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	put_str(want, sizeof(want), &pos, "\"pid\":");
+	put_num(want, sizeof(want), &pos, (unsigned long long)pid);
+	put_str(want, sizeof(want), &pos, ",\"start_ticks\":");
+	put_num(want, sizeof(want), &pos, start);
+	put_str(want, sizeof(want), &pos, ",");
+	return strstr(buf, want) != NULL;
+}
+
+static void add_argv(struct jline *j)
+{
+	ssize_t n = read_small("/proc/self/cmdline", cmdline_buf, sizeof(cmdline_buf));
+	ssize_t i = 0;
+	bool lossy = false;
+
+	jl_array_begin(j, "argv");
+	while (i < n) {
+		size_t len = strlen(cmdline_buf + i);
+		bool l;
+
+		jl_escape(NULL, 0, cmdline_buf + i, len, &l);
+		lossy |= l;
+		jl_array_str(j, cmdline_buf + i, len);
+		i += (ssize_t)len + 1;
+	}
+	jl_array_end(j);
+	if (n >= (ssize_t)sizeof(cmdline_buf) - 1)
+		jl_bool(j, "argv_truncated", true);
+	if (lossy)
+		jl_bool(j, "argv_lossy", true);
+}
+
+static void write_header(struct gt_trace *t, const char *host, unsigned long long start)
+{
+	struct jline j;
+	char exe[PATH_MAX], cwd[PATH_MAX];
+	ssize_t n;
+	size_t i, len;
+
+	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
+	jl_str(&j, "format", GT_FORMAT_NAME);
+	jl_int(&j, "version", GT_FORMAT_VERSION);
+	jl_str(&j, GT_K_SOURCE, t->source);
+	jl_int(&j, GT_K_PID, getpid());
+	jl_uint(&j, "start_ticks", start);
+	jl_int(&j, "ppid", getppid());
+	jl_str(&j, "host", host);
+	jl_str(&j, "image", gt_image_id());
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, "uid", getuid());
+	jl_int(&j, "euid", geteuid());
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0)
+		jl_strn(&j, "exe", exe, (size_t)n);
+	if (getcwd(cwd, sizeof(cwd)))
+		jl_str(&j, "cwd", cwd);
+	jl_str(&j, "glibc", gnu_get_libc_version());
+	add_argv(&j);
+	/* env: only the variables that steer loading, and the rank variables. */
+	jl_object_begin(&j, "env");
+	for (i = 0; i < sizeof(header_env) / sizeof(header_env[0]); i++)
+		jl_str(&j, header_env[i], getenv(header_env[i]));
+	jl_object_end(&j);
+	len = jl_end(&j);
+	gt_trace_write(t, header_buf, len);
+}
+
+/* Creates the trace, or joins the one the other half of this process created. */
+static int open_trace(struct gt_trace *t)
+{
+	char host[256];
+	unsigned long long start = process_start_ticks();
+	pid_t pid = getpid();
+	struct stat st;
+	int k, fd;
+
+	host_name(host, sizeof(host));
+	for (k = 0; k < 16; k++) {
+		if (!trace_name(t->path, sizeof(t->path), host, pid, k))
+			return -1;
+		fd = open(t->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			t->fd = fd;
+			write_header(t, host, start);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -1;
+		fd = open(t->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Only our own regular file, only this process's. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    trace_is_ours(fd, pid, start)) {
+			t->fd = fd;
+			/* A header of our own: the other half may be absent (setuid,
+			 * LD_PRELOAD alone), and after exec this opens a new image. */
+			write_header(t, host, start);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+int gt_trace_fd(struct gt_trace *t)
+{
+	pid_t pid = getpid();
+	int saved = errno;
+
+	if (t->pid == pid)
+		return t->fd;
+	/* First use, or the first use in a child after fork: the inherited fd is
+	 * the parent's file, and the child writes its own. */
+	if (t->pid != 0 && t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	t->pid = pid;
+	t->failed = open_trace(t) < 0;
+	errno = saved;
+	return t->fd;
+}
+
+void gt_trace_write(struct gt_trace *t, const char *line, size_t len)
+{
+	if (t->fd >= 0 && len)
+		gt_write_all(t->fd, line, len);
+}
