@@ -29,3 +29,15 @@ $(BUILD)/libgputrace.so: $(LIB_OBJ) tracer/libgputrace.map
 
 clean:
 	rm -rf $(BUILD)
+
+# The command: launcher, reader and summary, with sanitizers unless SAN= is given.
+CMD_SRC := tracer/gputrace.c tracer/launch.c report/trace_read.c report/summary.c report/family.c tracer/trace_format.c
+CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
+JANSSON_LIBS ?= -ljansson
+
+$(BUILD)/cmd/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SAN) -c $< -o $@
+
+$(BUILD)/gputrace: $(CMD_OBJ)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $(CMD_OBJ) $(JANSSON_LIBS)

@@ -1,0 +1,365 @@
+/* Trace reader: JSON Lines from libgputrace.so into struct gt_process. */
+#define _GNU_SOURCE
+#include "trace_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputrace/trace_format.h"
+
+/* A line longer than this is not something libgputrace.so writes. */
+#define MAX_LINE (1 << 20)
+
+static char *xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		abort();
+	return d;
+}
+
+static void *grow(void *arr, size_t n, size_t size)
+{
+	/* Doubling at powers of two keeps appends linear. */
+	if (n && (n & (n - 1)))
+		return arr;
+	arr = realloc(arr, (n ? 2 * n : 4) * size);
+	if (!arr)
+		abort();
+	return arr;
+}
+
+/* A string field, preferring the exact bytes of "<key>_hex" when present. */
+static char *field(json_t *o, const char *key)
+{
+	char hexkey[64];
+	json_t *v;
+
+	snprintf(hexkey, sizeof(hexkey), "%s" GT_HEX_SUFFIX, key);
+	v = json_object_get(o, hexkey);
+	if (json_is_string(v)) {
+		const char *h = json_string_value(v);
+		size_t n = strlen(h) / 2, i;
+		char *out = malloc(n + 1);
+		unsigned int b;
+
+		if (!out)
+			abort();
+		for (i = 0; i < n && sscanf(h + 2 * i, "%2x", &b) == 1; i++)
+			out[i] = (char)b;
+		out[i] = 0;
+		return out;
+	}
+	v = json_object_get(o, key);
+	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+static struct gt_search *find_search(struct gt_process *p, unsigned long seq)
+{
+	size_t i;
+
+	for (i = p->nsearches; i-- > 0;)
+		if (p->searches[i].seq == seq)
+			return &p->searches[i];
+	return NULL;
+}
+
+static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
+{
+	json_t *argv = json_object_get(o, "argv"), *v;
+	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
+	size_t i;
+
+	if (src && strcmp(src, "audit") == 0) {
+		p->audit_seen = true;
+		p->images++;
+		p->clean_end = false;  /* the end line belongs to the last image */
+	} else if (!*seen_header) {
+		p->images++;
+	}
+	*seen_header = true;
+	if (p->exe)
+		return;  /* the first header names the process */
+	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
+	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
+	p->host = field(o, "host");
+	p->exe = field(o, "exe");
+	json_array_foreach(argv, i, v) {
+		p->argv = grow(p->argv, p->argc, sizeof(char *));
+		p->argv[p->argc++] = xstrdup(json_string_value(v));
+	}
+}
+
+static void on_search(struct gt_process *p, json_t *o)
+{
+	struct gt_search *s;
+
+	p->searches = grow(p->searches, p->nsearches, sizeof(*s));
+	s = &p->searches[p->nsearches++];
+	memset(s, 0, sizeof(*s));
+	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
+	s->name = field(o, GT_K_NAME);
+	s->requester = field(o, GT_K_REQUESTER);
+}
+
+static void on_try(struct gt_process *p, json_t *o)
+{
+	struct gt_search *s = find_search(p, (unsigned long)json_integer_value(json_object_get(o, GT_K_SEARCH)));
+
+	if (!s)
+		return;
+	s->tries = grow(s->tries, s->ntries, sizeof(*s->tries));
+	s->tries[s->ntries].path = field(o, GT_K_PATH);
+	s->tries[s->ntries++].rule = field(o, GT_K_RULE);
+}
+
+static struct gt_object *add_object(struct gt_process *p, json_t *o)
+{
+	struct gt_object *ob;
+
+	p->objects = grow(p->objects, p->nobjects, sizeof(*ob));
+	ob = &p->objects[p->nobjects++];
+	memset(ob, 0, sizeof(*ob));
+	ob->path = field(o, GT_K_PATH);
+	ob->ns = (long)json_integer_value(json_object_get(o, GT_K_NS));
+	return ob;
+}
+
+static void on_open(struct gt_process *p, json_t *o)
+{
+	struct gt_object *ob = add_object(p, o);
+	json_t *seq = json_object_get(o, GT_K_SEARCH);
+	struct gt_search *s = json_is_integer(seq) ? find_search(p, (unsigned long)json_integer_value(seq)) : NULL;
+
+	ob->soname = field(o, GT_K_SONAME);
+	ob->name = field(o, GT_K_NAME);
+	ob->rule = field(o, GT_K_RULE);
+	if (s) {
+		ob->requester = xstrdup(s->requester);
+		free(s->result);
+		s->result = xstrdup("found");
+		s->path = xstrdup(ob->path);
+	}
+}
+
+static void on_search_end(struct gt_process *p, json_t *o)
+{
+	struct gt_search *s = find_search(p, (unsigned long)json_integer_value(json_object_get(o, GT_K_SEARCH)));
+
+	if (!s)
+		return;
+	free(s->result);
+	s->result = field(o, GT_K_RESULT);
+	s->path = field(o, GT_K_PATH);
+}
+
+static void on_close(struct gt_process *p, json_t *o)
+{
+	char *path = field(o, GT_K_PATH);
+	size_t i;
+
+	for (i = p->nobjects; path && i-- > 0;)
+		if (!p->objects[i].closed && p->objects[i].path && strcmp(p->objects[i].path, path) == 0) {
+			p->objects[i].closed = true;
+			break;
+		}
+	free(path);
+}
+
+/* The exit listing adds what the audit half did not see (LD_PRELOAD alone). */
+static void on_linkmap(struct gt_process *p, json_t *o)
+{
+	char *path = field(o, GT_K_PATH);
+	size_t i;
+
+	for (i = 0; path && i < p->nobjects; i++)
+		if (p->objects[i].path && strcmp(p->objects[i].path, path) == 0 && !p->objects[i].closed)
+			goto out;
+	if (path)
+		add_object(p, o)->from_linkmap = true;
+out:
+	free(path);
+}
+
+static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const char **why)
+{
+	const char *ev = json_string_value(json_object_get(o, GT_K_EV));
+
+	if (!ev) {
+		*why = "no \"ev\" key";
+		return false;
+	}
+	if (!*seen_header && strcmp(ev, "header") != 0) {
+		*why = "the first line is not a gputrace header";
+		return false;
+	}
+	if (strcmp(ev, "header") == 0) {
+		const char *fmt = json_string_value(json_object_get(o, "format"));
+		json_int_t ver = json_integer_value(json_object_get(o, "version"));
+
+		if (!fmt || strcmp(fmt, GT_FORMAT_NAME) != 0) {
+			*why = "not a gputrace trace (format)";
+			return false;
+		}
+		if (ver != GT_FORMAT_VERSION) {
+			*why = "trace format version not supported by this gputrace";
+			return false;
+		}
+		on_header(p, o, seen_header);
+	} else if (strcmp(ev, "search") == 0) {
+		on_search(p, o);
+	} else if (strcmp(ev, "try") == 0) {
+		on_try(p, o);
+	} else if (strcmp(ev, "open") == 0) {
+		on_open(p, o);
+	} else if (strcmp(ev, "search_end") == 0) {
+		on_search_end(p, o);
+	} else if (strcmp(ev, "close") == 0) {
+		on_close(p, o);
+	} else if (strcmp(ev, "linkmap") == 0) {
+		on_linkmap(p, o);
+	} else if (strcmp(ev, "end") == 0) {
+		p->clean_end = true;
+	}
+	/* Unknown events are skipped: newer writers may add kinds. */
+	return true;
+}
+
+bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t errcap)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	bool seen_header = false, ok = false;
+	const char *why = NULL;
+
+	memset(p, 0, sizeof(*p));
+	p->file = xstrdup(path);
+	if (!f) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_error_t jerr;
+		json_t *o;
+
+		lineno++;
+		if (n > MAX_LINE) {
+			why = "line too long";
+			goto bad;
+		}
+		if (line[n - 1] != '\n') {
+			/* A process killed mid-write leaves a partial last line: it is
+			 * the end of what was seen, not an error. */
+			break;
+		}
+		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
+		if (!json_is_object(o)) {
+			json_decref(o);
+			why = "not a JSON object";
+			goto bad;
+		}
+		ok = on_line(p, o, &seen_header, &why);
+		json_decref(o);
+		if (!ok)
+			goto bad;
+	}
+	if (!seen_header) {
+		snprintf(err, errcap, "%s: empty or not a gputrace trace", path);
+		ok = false;
+		goto out;
+	}
+	ok = true;
+	goto out;
+bad:
+	snprintf(err, errcap, "%s:%ld: %s", path, lineno, why);
+	ok = false;
+out:
+	free(line);
+	fclose(f);
+	return ok;
+}
+
+void gt_process_free(struct gt_process *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->nobjects; i++) {
+		free(p->objects[i].path);
+		free(p->objects[i].soname);
+		free(p->objects[i].name);
+		free(p->objects[i].requester);
+		free(p->objects[i].rule);
+	}
+	for (i = 0; i < p->nsearches; i++) {
+		struct gt_search *s = &p->searches[i];
+
+		for (k = 0; k < s->ntries; k++) {
+			free(s->tries[k].path);
+			free(s->tries[k].rule);
+		}
+		free(s->tries);
+		free(s->name);
+		free(s->requester);
+		free(s->result);
+		free(s->path);
+	}
+	for (i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	free(p->objects);
+	free(p->searches);
+	free(p->file);
+	free(p->host);
+	free(p->exe);
+	memset(p, 0, sizeof(*p));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gt_list_traces(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **list = NULL;
+	int n = 0;
+
+	*out = NULL;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char *full;
+
+		if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+			continue;
+		if (asprintf(&full, "%s/%s", dir, e->d_name) < 0)
+			abort();
+		list = grow(list, (size_t)n, sizeof(char *));
+		list[n++] = full;
+	}
+	closedir(d);
+	if (n)
+		qsort(list, (size_t)n, sizeof(char *), by_name);
+	*out = list;
+	return n;
+}
+
+void gt_free_list(char **list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}

@@ -1,0 +1,62 @@
+/* Reading trace files into a per-process model of what the loader did.
+ * Built on jansson; every line is checked, bad input gives one message. */
+#ifndef GPUTRACE_TRACE_READ_H
+#define GPUTRACE_TRACE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One candidate path the loader tried. */
+struct gt_try {
+	char *path;
+	char *rule;
+};
+
+/* One search of the loader: a name, who asked, what it tried, how it ended. */
+struct gt_search {
+	unsigned long seq;
+	char *name;
+	char *requester;
+	struct gt_try *tries;
+	size_t ntries;
+	char *result;         /* "found", "not_found", "already_loaded", or NULL: unknown */
+	char *path;           /* the object it gave, when found or already loaded */
+};
+
+/* One object mapped into the process. */
+struct gt_object {
+	char *path;
+	char *soname;
+	char *name;           /* the name that was searched for, if a search led here */
+	char *requester;
+	char *rule;           /* a found_by value of the contract, or NULL */
+	long ns;
+	bool closed;          /* unmapped by dlclose */
+	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
+};
+
+struct gt_process {
+	char *file;
+	long pid, ppid;
+	char *host, *exe;
+	char **argv;
+	size_t argc;
+	bool audit_seen;      /* the audit half ran: searches are complete */
+	bool clean_end;       /* the "end" line is there */
+	int images;           /* program images seen (more than one: exec) */
+	struct gt_object *objects;
+	size_t nobjects;
+	struct gt_search *searches;
+	size_t nsearches;
+};
+
+/* Reads one trace file. On failure returns false and writes a one-line reason
+ * (naming the file and the line) into err. */
+bool gt_read_trace(const char *path, struct gt_process *out, char *err, size_t errcap);
+void gt_process_free(struct gt_process *p);
+
+/* Lists the trace files of a folder (*.jsonl), sorted. Returns their count or -1. */
+int gt_list_traces(const char *dir, char ***out);
+void gt_free_list(char **list, int n);
+
+#endif

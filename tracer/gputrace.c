@@ -1,0 +1,74 @@
+/* gputrace: the command. Traces a program's CUDA library loading, and hosts the
+ * report, scan and doctor subcommands. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch.h"
+
+#ifndef GPUTRACE_VERSION
+#define GPUTRACE_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
+	      "       gputrace --help | --version\n"
+	      "\n"
+	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
+	      "which CUDA library files it loads and why, and lists them when it exits.\n"
+	      "\n"
+	      "  -o DIR     write the traces into DIR (default: $GPUTRACE_DIR, else a new\n"
+	      "             folder under ${TMPDIR:-/tmp})\n"
+	      "  -q         print nothing of gputrace's own at exit\n"
+	      "  -h, --help     this help\n"
+	      "  -V, --version  the version\n"
+	      "\n"
+	      "Exit status: the command's own, 128+N when signal N killed it, 127 when it\n"
+	      "could not be started (126 when it is not executable).\n"
+	      "Environment: GPUTRACE_DISABLE=1 runs COMMAND untouched; GPUTRACE_LIB names\n"
+	      "libgputrace.so. See gputrace(1).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct launch_opts o = { 0 };
+	int c;
+
+	/* '+': stop at the first non-option, the command's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+ho:qV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("gputrace %s\n", GPUTRACE_VERSION);
+			return 0;
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "gputrace: no command given\n");
+		usage(stderr);
+		return 2;
+	}
+	o.argv = argv + optind;
+	return launch_traced(&o);
+}

@@ -1,0 +1,336 @@
+/* Runs a command with libgputrace.so in LD_AUDIT and LD_PRELOAD, its stdio
+ * untouched, forwarding the signals someone sent to gputrace, and returns the
+ * command's own exit status (128+N when signal N killed it). */
+#define _GNU_SOURCE
+#include "launch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LOG_PREFIX "gputrace: "
+
+static volatile sig_atomic_t child_pid;
+
+bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old)
+{
+	const char *p;
+	size_t ll = strlen(lib);
+	int n;
+
+	if (!old || !*old)
+		return (size_t)snprintf(out, cap, "%s", lib) < cap;
+	/* Already in the list (gputrace under gputrace): keep the list as it is. */
+	for (p = old; (p = strstr(p, lib)) != NULL; p += ll)
+		if ((p == old || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[ll] == 0 || p[ll] == ':' || p[ll] == ' '))
+			return (size_t)snprintf(out, cap, "%s", old) < cap;
+	n = snprintf(out, cap, "%s:%s", lib, old);
+	return n > 0 && (size_t)n < cap;
+}
+
+static bool usable_library(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+static void note_looked(char *looked, size_t cap, const char *path)
+{
+	size_t len = strlen(looked);
+
+	snprintf(looked + len, cap - len, "%s%s", len ? ", " : "", path);
+}
+
+bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
+{
+	const char *env = getenv("GPUTRACE_LIB");
+	static const char *const rel[] = { "libgputrace.so", "../lib/gputrace/libgputrace.so",
+					   "../lib/libgputrace.so" };
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+	size_t i;
+
+	looked[0] = 0;
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		if (usable_library(out))
+			return true;
+		note_looked(looked, looked_cap, out);
+		return false;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+
+		snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
+		if (usable_library(cand) && realpath(cand, out))
+			return true;
+		note_looked(looked, looked_cap, cand);
+	}
+	return false;
+}
+
+int resolve_command(const char *cmd, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int err = ENOENT;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, cap, "%s", cmd);
+		if (access(out, F_OK) != 0)
+			return errno;
+		return access(out, X_OK) == 0 ? 0 : EACCES;
+	}
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	for (p = path; ; p = end + 1) {
+		struct stat st;
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		snprintf(out, cap, "%.*s%s%s", (int)dl, p, dl ? "/" : "", cmd);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The dynamic loader takes LD_AUDIT and LD_PRELOAD only in dynamically linked
+ * programs, and in set-user-ID/set-group-ID ones only from secure folders. */
+const char *untraceable_reason(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	struct stat st;
+	int fd, i;
+	bool interp = false;
+
+	if (stat(path, &st) != 0)
+		return NULL;
+	/* Secure mode comes when exec changes the ids: set-user-ID to an owner
+	 * who is not us, set-group-ID to a group that is not ours. */
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+		return "is set-user-ID or set-group-ID: the loader ignores LD_AUDIT and LD_PRELOAD "
+		       "paths outside its secure folders there";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		goto out;  /* a script, or not ours to judge: let the kernel decide */
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) != sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP)
+			interp = true;
+	}
+	/* No PT_INTERP: static (or static-pie), unless it is the loader itself. */
+	if (!interp && (eh.e_type == ET_EXEC || strncmp(base_of(path), "ld-", 3) != 0)) {
+		close(fd);
+		return "is statically linked: no dynamic loader runs in it, so LD_AUDIT and "
+		       "LD_PRELOAD are not taken and nothing can be traced";
+	}
+out:
+	close(fd);
+	return NULL;
+}
+
+/* Forward what someone sent to gputrace itself. A terminal's Ctrl-C already
+ * reaches the whole foreground group, the command too: forwarding it would
+ * deliver it twice, so signals the kernel generated are not forwarded. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child_pid > 0 && si && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static void install_forwarding(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+/* The child: exec the command; on failure send errno up the CLOEXEC pipe. */
+static void exec_child(char *const *argv, int err_fd)
+{
+	int e;
+
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0) {
+		/* nothing more we can say */
+	}
+	_exit(127);
+}
+
+/* Runs argv with the current environment; returns its exit status. Prints a
+ * shell-like message and returns 127/126 when it cannot be run. */
+int run_command(char *const *argv);
+int run_command(char *const *argv)
+{
+	int pipefd[2], e = 0, wstatus;
+	pid_t pid, w;
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		fprintf(stderr, LOG_PREFIX "pipe: %s\n", strerror(errno));
+		return 127;
+	}
+	install_forwarding();
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, LOG_PREFIX "fork: %s\n", strerror(errno));
+		return 127;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		exec_child(argv, pipefd[1]);
+	}
+	child_pid = pid;
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	do
+		w = waitpid(pid, &wstatus, 0);
+	while (w < 0 && errno == EINTR);
+	child_pid = 0;
+	if (n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, LOG_PREFIX "%s: %s\n", argv[0],
+			e == ENOENT && !strchr(argv[0], '/') ? "command not found" : strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	if (w < 0)
+		return 127;
+	return status_of(wstatus);
+}
+
+/* The folder traces go to: -o DIR (created 0700 if missing), else
+ * $GPUTRACE_DIR, else a fresh ${TMPDIR:-/tmp}/gputrace.XXXXXX. Absolute, since
+ * the command may change its working folder. */
+static bool prepare_out_dir(const char *want, char *out, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	char templ[PATH_MAX];
+
+	if (!want || !*want)
+		want = getenv("GPUTRACE_DIR");
+	if (want && *want) {
+		if (mkdir(want, 0700) != 0 && errno != EEXIST) {
+			fprintf(stderr, LOG_PREFIX "cannot create %s: %s\n", want, strerror(errno));
+			return false;
+		}
+		if (!realpath(want, out) || access(out, W_OK | X_OK) != 0) {
+			fprintf(stderr, LOG_PREFIX "cannot write traces into %s: %s\n", want,
+				strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	snprintf(templ, sizeof(templ), "%s/gputrace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(templ)) {
+		fprintf(stderr, LOG_PREFIX "cannot create %s: %s\n", templ, strerror(errno));
+		return false;
+	}
+	snprintf(out, cap, "%s", templ);
+	return true;
+}
+
+/* LD_AUDIT and LD_PRELOAD split their lists at ':' (LD_PRELOAD at spaces too). */
+static bool set_loader_env(const char *lib)
+{
+	static const char *const vars[] = { "LD_AUDIT", "LD_PRELOAD" };
+	char value[16384];
+	size_t i;
+
+	if (strpbrk(lib, ": \t")) {
+		fprintf(stderr, LOG_PREFIX "the path %s holds ':' or a space, which the loader "
+			"takes as a list separator; install gputrace elsewhere\n", lib);
+		return false;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!prepend_path_list(value, sizeof(value), lib, getenv(vars[i])) ||
+		    setenv(vars[i], value, 1) != 0) {
+			fprintf(stderr, LOG_PREFIX "cannot set %s\n", vars[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+void print_summary(const char *dir, int exit_status);
+
+int launch_traced(const struct launch_opts *o)
+{
+	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
+	const char *why;
+	int status, err;
+
+	if (getenv("GPUTRACE_DISABLE") && strcmp(getenv("GPUTRACE_DISABLE"), "0") != 0 &&
+	    *getenv("GPUTRACE_DISABLE"))
+		return run_command(o->argv);
+	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
+			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
+		return 127;
+	}
+	err = resolve_command(o->argv[0], cmd, sizeof(cmd));
+	if (err == 0 && (why = untraceable_reason(cmd)) != NULL)
+		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
+	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir)))
+		return 127;
+	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
+		return 127;
+	status = run_command(o->argv);
+	if (!o->quiet)
+		print_summary(dir, status);
+	return status;
+}

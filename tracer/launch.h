@@ -1,0 +1,32 @@
+/* Running a command under the tracer: environment, exec, signals, exit status. */
+#ifndef GPUTRACE_LAUNCH_H
+#define GPUTRACE_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct launch_opts {
+	const char *out_dir;   /* -o DIR, or NULL for a fresh temporary folder */
+	bool quiet;            /* -q: no summary at exit */
+	char *const *argv;     /* the command and its arguments */
+};
+
+/* Runs the command traced; returns the exit status gputrace must exit with. */
+int launch_traced(const struct launch_opts *o);
+
+/* Where libgputrace.so is: $GPUTRACE_LIB, next to the command, ../lib/gputrace/.
+ * Writes the path to out; on failure writes the places it looked to `looked`. */
+bool find_library(char *out, size_t cap, char *looked, size_t looked_cap);
+
+/* Prepends `lib` to the colon-separated list `old` (which may be NULL) unless
+ * it is already there. The result is written to out; false if it won't fit. */
+bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old);
+
+/* Resolves a command the way execvp does (PATH search when no slash).
+ * Returns 0 and the path, or an errno value. */
+int resolve_command(const char *cmd, char *out, size_t cap);
+
+/* Why the loader would ignore LD_AUDIT/LD_PRELOAD for this executable, or NULL. */
+const char *untraceable_reason(const char *path);
+
+#endif
