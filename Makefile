@@ -41,3 +41,29 @@ $(BUILD)/cmd/%.o: %.c
 
 $(BUILD)/gputrace: $(CMD_OBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $(CMD_OBJ) $(JANSSON_LIBS)
+
+# Unit tests (Check), with sanitizers, linked against the command's objects.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/tracer/gputrace.o,$(CMD_OBJ)) \
+	$(BUILD)/cmd/tracer/jline.o
+CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+$(BUILD)/unit_tests: $(UNIT_OBJ)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS)
+
+-include fixtures/fixtures.mk
+
+PYTHON ?= /usr/bin/python3
+TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
+
+$(BUILD)/tests/static_hello: tests/progs/static_hello.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -static -o $@ $<
+
+$(BUILD)/tests/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -ldl -lpthread
+
+check: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
+	$(BUILD)/unit_tests
+	BUILD=$(abspath $(BUILD)) $(PYTHON) -m unittest discover -s tests/e2e -t . -v

@@ -251,6 +251,30 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	gt_trace_write(t, header_buf, len);
 }
 
+/* Lowest fd number our trace fd is moved to: shells and daemons take the low
+ * numbers for themselves (bash uses 255 and below). */
+#define GT_FD_FLOOR 800
+
+/* Keeps the fd out of the program's way, and remembers which file it is. */
+static int adopt_fd(struct gt_trace *t, int fd)
+{
+	struct stat st;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
+
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	t->fd = fd;
+	return fd;
+}
+
 /* Creates the trace, or joins the one the other half of this process created. */
 static int open_trace(struct gt_trace *t)
 {
@@ -266,9 +290,10 @@ static int open_trace(struct gt_trace *t)
 			return -1;
 		fd = open(t->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			t->fd = fd;
+			if (adopt_fd(t, fd) < 0)
+				return -1;
 			write_header(t, host, start);
-			return fd;
+			return t->fd;
 		}
 		if (errno != EEXIST)
 			return -1;
@@ -278,11 +303,12 @@ static int open_trace(struct gt_trace *t)
 		/* Only our own regular file, only this process's. */
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 		    trace_is_ours(fd, pid, start)) {
-			t->fd = fd;
+			if (adopt_fd(t, fd) < 0)
+				return -1;
 			/* A header of our own: the other half may be absent (setuid,
 			 * LD_PRELOAD alone), and after exec this opens a new image. */
 			write_header(t, host, start);
-			return fd;
+			return t->fd;
 		}
 		close(fd);
 	}
@@ -297,9 +323,9 @@ int gt_trace_fd(struct gt_trace *t)
 	if (t->pid == pid)
 		return t->fd;
 	/* First use, or the first use in a child after fork: the inherited fd is
-	 * the parent's file, and the child writes its own. */
-	if (t->pid != 0 && t->fd >= 0)
-		close(t->fd);
+	 * the parent's file, and the child writes its own. The inherited fd is
+	 * left open (it is O_CLOEXEC): after vfork the number may be the parent's
+	 * and closing it would close someone else's file. */
 	t->fd = -1;
 	t->pid = pid;
 	t->failed = open_trace(t) < 0;
@@ -307,8 +333,38 @@ int gt_trace_fd(struct gt_trace *t)
 	return t->fd;
 }
 
+/* Is t->fd still our trace? A program may close every fd (daemons, closefrom)
+ * and open its own files under the same numbers: we must never write there. */
+static bool fd_still_ours(struct gt_trace *t)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(t->fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino)
+		return true;
+	fd = open(t->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
+
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+		t->fd = fd;
+		return true;
+	}
+	if (fd >= 0)
+		close(fd);
+	t->fd = -1;
+	t->failed = true;
+	return false;
+}
+
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len)
 {
-	if (t->fd >= 0 && len)
+	int saved = errno;
+
+	if (t->fd >= 0 && len && fd_still_ours(t))
 		gt_write_all(t->fd, line, len);
+	errno = saved;
 }

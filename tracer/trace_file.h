@@ -13,6 +13,8 @@ struct gt_trace {
 	pid_t pid;             /* the process the fd belongs to */
 	bool failed;           /* opening failed for this pid: stay quiet */
 	const char *source;    /* "audit" or "preload" */
+	dev_t dev;             /* identity of the file behind fd, checked before */
+	ino_t ino;             /* each write: the program may have closed our fd */
 	char path[PATH_MAX];
 };
 

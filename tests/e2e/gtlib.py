@@ -1,0 +1,113 @@
+"""Helpers for the end-to-end tests: run programs under gputrace, read traces."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+BUILD = os.environ.get("BUILD", os.path.abspath("build"))
+GPUTRACE = os.path.join(BUILD, "gputrace")
+LIB = os.path.join(BUILD, "libgputrace.so")
+FIX = os.path.join(BUILD, "fixtures")
+PROGS = os.path.join(BUILD, "tests")
+
+
+def value(obj, key):
+    """A string field, exact bytes taken from <key>_hex when the writer added it."""
+    hexval = obj.get(key + "_hex")
+    if hexval is not None:
+        return bytes.fromhex(hexval).decode("utf-8", "surrogateescape")
+    return obj.get(key)
+
+
+class Trace:
+    """One trace file: its lines, parsed."""
+
+    def __init__(self, path):
+        self.path = path
+        with open(path, "rb") as f:
+            self.raw = f.read()
+        self.lines = [json.loads(l) for l in self.raw.split(b"\n") if l]
+
+    def events(self, ev):
+        return [o for o in self.lines if o.get("ev") == ev]
+
+    @property
+    def header(self):
+        return self.lines[0]
+
+    @property
+    def pid(self):
+        return self.header["pid"]
+
+    def ended_cleanly(self):
+        return bool(self.lines) and self.lines[-1].get("ev") == "end"
+
+    def opens(self):
+        return {value(o, "path"): o for o in self.events("open")}
+
+    def open_of(self, suffix):
+        """The open event whose path ends with suffix (exactly one expected)."""
+        found = [o for o in self.events("open") if value(o, "path").endswith(suffix)]
+        return found[0] if found else None
+
+    def searches(self, name=None):
+        out = []
+        for s in self.events("search"):
+            if name is None or value(s, "name") == name:
+                s = dict(s)
+                s["tries"] = [t for t in self.events("try") if t["search"] == s["seq"]]
+                ends = [e for e in self.events("search_end") if e["search"] == s["seq"]]
+                s["end"] = ends[0] if ends else None
+                out.append(s)
+        return out
+
+    def linkmap_paths(self):
+        return [value(o, "path") for o in self.events("linkmap")]
+
+
+def traces_in(outdir):
+    return [Trace(p) for p in sorted(glob.glob(os.path.join(outdir, "*.jsonl")))]
+
+
+class TracedRun:
+    def __init__(self, proc, outdir):
+        self.proc = proc
+        self.outdir = outdir
+        self.traces = traces_in(outdir)
+
+    def trace_of(self, pid):
+        for t in self.traces:
+            if t.pid == pid:
+                return t
+        return None
+
+
+def run_traced(argv, env=None, opts=(), outdir=None, timeout=120, **kw):
+    """Runs argv under gputrace -o <fresh folder>; returns a TracedRun."""
+    if outdir is None:
+        outdir = tempfile.mkdtemp(prefix="gt-e2e-")
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run([GPUTRACE, "-o", outdir, *opts, "--", *argv], env=full_env,
+                          capture_output=True, timeout=timeout, **kw)
+    return TracedRun(proc, outdir)
+
+
+def run_bare(argv, env=None, timeout=120, **kw):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(argv, env=full_env, capture_output=True, timeout=timeout, **kw)
+
+
+def cleanup(run):
+    shutil.rmtree(run.outdir, ignore_errors=True)
+
+
+def real_cudnn_dir():
+    """A folder of /usr/local/cuda*/lib* that holds the real libcudnn.so.9, or None."""
+    for d in sorted(glob.glob("/usr/local/cuda*/lib*")):
+        if os.path.exists(os.path.join(d, "libcudnn.so.9")):
+            return d
+    return None

@@ -1,0 +1,19 @@
+/* Runs every unit suite; each test in its own forked process (Check's default). */
+#include <check.h>
+#include <stdlib.h>
+
+#include "unit.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(jline_suite());
+	int failed;
+
+	srunner_add_suite(sr, family_suite());
+	srunner_add_suite(sr, launch_suite());
+	srunner_add_suite(sr, format_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,61 @@
+/* Unit tests: CUDA-family classification of file names (report/family.c). */
+#include <check.h>
+
+#include "../../report/family.h"
+#include "unit.h"
+
+static void expect(const char *path, const char *family, const char *component, const char *version)
+{
+	struct gt_family_info fi;
+
+	ck_assert_msg(gt_classify(path, &fi), "%s should be CUDA-family", path);
+	ck_assert_str_eq(fi.family, family);
+	ck_assert_str_eq(fi.component, component);
+	ck_assert_str_eq(fi.version, version);
+}
+
+START_TEST(test_known_names)
+{
+	expect("/usr/local/cuda-12/lib64/libcudart.so.12.4.127", "cudart", "cudart", "12.4.127");
+	expect("libcudart.so.11.0", "cudart", "cudart", "11.0");
+	expect("/x/libcudnn.so.9", "cudnn", "cudnn", "9");
+	expect("/x/libcudnn_graph.so.9.19.0", "cudnn", "cudnn_graph", "9.19.0");
+	expect("/x/libcudnn_engines_precompiled.so.9", "cudnn", "cudnn_engines_precompiled", "9");
+	expect("libcudnn_ops_infer.so.8", "cudnn", "cudnn_ops_infer", "8");
+	expect("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "driver", "cuda", "1");
+	expect("/usr/local/cuda/lib64/stubs/libcuda.so", "driver", "cuda", "");
+	expect("libcublasLt.so.13", "cublas", "cublasLt", "13");
+	expect("libnccl.so.2.27.3", "nccl", "nccl", "2.27.3");
+}
+END_TEST
+
+START_TEST(test_not_cuda)
+{
+	struct gt_family_info fi;
+
+	ck_assert(!gt_classify("/lib/x86_64-linux-gnu/libc.so.6", &fi));
+	ck_assert(!gt_classify("libcudaxyz.so.1", &fi));
+	ck_assert(!gt_classify("/opt/libcudnn.so.9/readme.txt", &fi));
+	ck_assert(!gt_classify("libcudnn.sox", &fi));
+	ck_assert(!gt_classify("", &fi));
+	ck_assert(!gt_classify("libcudnn_", &fi));
+}
+END_TEST
+
+START_TEST(test_odd_suffix_has_no_version)
+{
+	expect("/w/libcudart.so.13.rc1", "cudart", "cudart", "");
+}
+END_TEST
+
+Suite *family_suite(void)
+{
+	Suite *s = suite_create("family");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_known_names);
+	tcase_add_test(tc, test_not_cuda);
+	tcase_add_test(tc, test_odd_suffix_has_no_version);
+	suite_add_tcase(s, tc);
+	return s;
+}

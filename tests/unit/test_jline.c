@@ -1,0 +1,175 @@
+/* Unit tests: JSON line building and escaping (tracer/jline.c). */
+#include <check.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "../../tracer/jline.h"
+#include "unit.h"
+
+/* Builds {"ev":"t","k":<val>} and parses it back with jansson. */
+static json_t *roundtrip(const char *val, size_t n, char *buf, size_t cap)
+{
+	struct jline j;
+	size_t len;
+
+	jl_begin(&j, buf, cap, "t");
+	jl_strn(&j, "k", val, n);
+	len = jl_end(&j);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(buf[len - 1], '\n');
+	return json_loadb(buf, len, 0, NULL);
+}
+
+START_TEST(test_plain_string)
+{
+	char buf[256];
+	json_t *o = roundtrip("/usr/lib/libcudnn.so.9", 22, buf, sizeof(buf));
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "k")), "/usr/lib/libcudnn.so.9");
+	ck_assert_ptr_null(json_object_get(o, "k_hex"));
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_quotes_newlines_controls)
+{
+	const char path[] = "/tmp/a\"b\\c\nd\te\x01\x7f/lib.so";
+	char buf[512];
+	json_t *o = roundtrip(path, sizeof(path) - 1, buf, sizeof(buf));
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "k")), path);
+	ck_assert_ptr_null(strchr(buf, '\n') == buf + strlen(buf) - 1 ? NULL : strchr(buf, '\n'));
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_invalid_utf8_keeps_bytes_in_hex)
+{
+	const char path[] = "/opt/\xff\xfe/\xc3\xa9t\xe9/lib.so";
+	char buf[512];
+	json_t *o = roundtrip(path, sizeof(path) - 1, buf, sizeof(buf));
+	const char *hex;
+	char back[64];
+	size_t i;
+	unsigned int b;
+
+	ck_assert_ptr_nonnull(o);
+	/* The readable form has U+FFFD for bad bytes and keeps the valid é. */
+	ck_assert_str_eq(json_string_value(json_object_get(o, "k")),
+			 "/opt/\xef\xbf\xbd\xef\xbf\xbd/\xc3\xa9t\xef\xbf\xbd/lib.so");
+	hex = json_string_value(json_object_get(o, "k_hex"));
+	ck_assert_ptr_nonnull(hex);
+	ck_assert_uint_eq(strlen(hex), 2 * (sizeof(path) - 1));
+	for (i = 0; i < sizeof(path) - 1; i++) {
+		ck_assert_int_eq(sscanf(hex + 2 * i, "%2x", &b), 1);
+		back[i] = (char)b;
+	}
+	ck_assert_mem_eq(back, path, sizeof(path) - 1);
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_utf8_sequences)
+{
+	/* valid: 2, 3 and 4 bytes */
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	/* overlong, surrogate, beyond U+10FFFF, truncated, lone continuation */
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xc0\xaf", 2), 0);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xe2\x82", 2), 0);
+	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\x80", 1), 0);
+}
+END_TEST
+
+START_TEST(test_overflow_drops_field_keeps_json_valid)
+{
+	char buf[128], big[400];
+	struct jline j;
+	size_t len;
+	json_t *o;
+
+	memset(big, 'x', sizeof(big));
+	jl_begin(&j, buf, sizeof(buf), "t");
+	jl_int(&j, "a", -42);
+	jl_strn(&j, "big", big, sizeof(big));
+	jl_uint(&j, "b", 7);
+	len = jl_end(&j);
+	o = json_loadb(buf, len, 0, NULL);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "a")), -42);
+	ck_assert_ptr_null(json_object_get(o, "big"));
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "b")), 7);
+	ck_assert(json_is_true(json_object_get(o, "truncated")));
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_arrays_and_objects)
+{
+	char buf[512];
+	struct jline j;
+	size_t len;
+	json_t *o;
+
+	jl_begin(&j, buf, sizeof(buf), "header");
+	jl_array_begin(&j, "argv");
+	jl_array_str(&j, "python3", 7);
+	jl_array_str(&j, "-c", 2);
+	jl_array_end(&j);
+	jl_object_begin(&j, "env");
+	jl_str(&j, "A", "1");
+	jl_str(&j, "B", NULL);
+	jl_str(&j, "C", "3");
+	jl_object_end(&j);
+	jl_bool(&j, "x", true);
+	len = jl_end(&j);
+	o = json_loadb(buf, len, 0, NULL);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(json_array_size(json_object_get(o, "argv")), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "argv"), 1)), "-c");
+	ck_assert_uint_eq(json_object_size(json_object_get(o, "env")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "env"), "C")), "3");
+	ck_assert(json_is_true(json_object_get(o, "x")));
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_empty_object)
+{
+	char buf[128];
+	struct jline j;
+	size_t len;
+	json_t *o;
+
+	jl_begin(&j, buf, sizeof(buf), "t");
+	jl_object_begin(&j, "env");
+	jl_object_end(&j);
+	len = jl_end(&j);
+	o = json_loadb(buf, len, 0, NULL);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(json_object_size(json_object_get(o, "env")), 0);
+	json_decref(o);
+}
+END_TEST
+
+Suite *jline_suite(void)
+{
+	Suite *s = suite_create("jline");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_plain_string);
+	tcase_add_test(tc, test_quotes_newlines_controls);
+	tcase_add_test(tc, test_invalid_utf8_keeps_bytes_in_hex);
+	tcase_add_test(tc, test_utf8_sequences);
+	tcase_add_test(tc, test_overflow_drops_field_keeps_json_valid);
+	tcase_add_test(tc, test_arrays_and_objects);
+	tcase_add_test(tc, test_empty_object);
+	suite_add_tcase(s, tc);
+	return s;
+}

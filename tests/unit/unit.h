@@ -1,0 +1,9 @@
+/* The unit test suites, one per file, run by tests/unit/main.c. */
+#ifndef GPUTRACE_UNIT_H
+#define GPUTRACE_UNIT_H
+#include <check.h>
+Suite *jline_suite(void);
+Suite *family_suite(void);
+Suite *launch_suite(void);
+Suite *format_suite(void);
+#endif
