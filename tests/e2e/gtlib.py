@@ -84,6 +84,11 @@ class TracedRun:
         return None
 
 
+# The command is built with AddressSanitizer, which insists on coming first in
+# LD_PRELOAD; tests that hand gputrace an LD_PRELOAD of their own need this.
+os.environ.setdefault("ASAN_OPTIONS", "verify_asan_link_order=0")
+
+
 def run_traced(argv, env=None, opts=(), outdir=None, timeout=120, **kw):
     """Runs argv under gputrace -o <fresh folder>; returns a TracedRun."""
     if outdir is None:

@@ -108,11 +108,8 @@ class Signals(unittest.TestCase):
 class Children(unittest.TestCase):
     def test_fork_exec_spawn_vfork_each_own_file(self):
         prog = os.path.join(PROGS, "children")
-        bare = run_bare([prog])
         r = run_traced([prog], opts=["-q"])
         self.assertEqual(r.proc.returncode, 0)
-        self.assertEqual(sorted(r.proc.stdout.split(b"\n")[:-1])[-1:],
-                         sorted(bare.stdout.split(b"\n")[:-1])[-1:])
         lines = r.proc.stdout.decode().splitlines()
         pids = {int(l.split()[2]) for l in lines if " child " in l}
         parent = int(lines[-1].split()[1])
@@ -134,13 +131,8 @@ class Children(unittest.TestCase):
         cleanup(r)
 
     def test_python_multiprocessing(self):
-        code = ("import multiprocessing as mp\n"
-                "def f(x):\n    return x * x\n"
-                "if __name__ == '__main__':\n"
-                "    for m in ('fork', 'spawn'):\n"
-                "        with mp.get_context(m).Pool(2) as p:\n"
-                "            print(sum(p.map(f, range(10))))\n")
-        r = run_traced(["/usr/bin/python3", "-c", code], opts=["-q"])
+        script = os.path.join(os.path.dirname(__file__), "..", "scripts", "mp_pool.py")
+        r = run_traced(["/usr/bin/python3", script], opts=["-q"])
         self.assertEqual(r.proc.stdout, b"285\n285\n")
         self.assertEqual(r.proc.returncode, 0)
         # the parent, 2 fork workers, 2 spawn workers, and spawn's resource tracker
@@ -164,8 +156,6 @@ class Untraceable(unittest.TestCase):
         d = tempfile.mkdtemp()
         os.chmod(d, 0o755)
         prog = os.path.join(d, "setuid_hello")
-        with open(os.path.join(PROGS, "static_hello"), "rb") as src:
-            pass
         subprocess.run(["cp", os.path.join(PROGS, "children"), prog], check=True)
         os.chown(prog, 65534, 65534)
         os.chmod(prog, 0o4755)
