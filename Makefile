@@ -3,15 +3,17 @@
 BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
-WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-CPPFLAGS += -Iinclude
+CPPFLAGS += -Iinclude -MMD -MP
 # Sanitizers for the command, the report and the tests; never in libgputrace.so.
 SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer
 
-LIB_SRC := tracer/audit.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c preload/preload.c
+LIB_SRC := tracer/audit.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c \
+	preload/preload.c preload/cuda_hooks.c preload/api_stats.c preload/versions.c \
+	report/status_names.c report/family.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
 .PHONY: all check clean doctor
@@ -30,8 +32,11 @@ $(BUILD)/libgputrace.so: $(LIB_OBJ) tracer/libgputrace.map
 clean:
 	rm -rf $(BUILD)
 
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
-CMD_SRC := tracer/gputrace.c tracer/launch.c report/trace_read.c report/summary.c report/family.c tracer/trace_format.c
+CMD_SRC := tracer/gputrace.c tracer/launch.c report/trace_read.c report/summary.c report/family.c \
+	report/status_names.c tracer/trace_format.c
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 
@@ -63,6 +68,16 @@ $(BUILD)/tests/static_hello: tests/progs/static_hello.c
 $(BUILD)/tests/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -ldl -lpthread
+
+# Programs linked against the real NVIDIA libraries, where this host has them.
+CUDA_LIBDIR ?= $(firstword $(dir $(wildcard /usr/local/cuda*/lib*/libcudnn.so)))
+ifneq ($(CUDA_LIBDIR),)
+TEST_PROGS += $(BUILD)/tests/real_cuda_api
+endif
+
+$(BUILD)/tests/real_cuda_api: tests/progs_cuda/real_cuda_api.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -L$(CUDA_LIBDIR) -lcudart -lcudnn
 
 check: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
 	$(BUILD)/unit_tests

@@ -1,28 +1,110 @@
 /* The preload half of libgputrace.so (loaded through LD_PRELOAD): opens the
- * process's trace early, follows fork into the child's own file, and at exit
- * lists every object of the link map, so LD_PRELOAD alone still says which
- * files were loaded (without the search trail, which only the audit half sees). */
+ * process's trace early, follows fork into the child's own file, flushes the
+ * CUDA call totals at exit and on fatal signals, and at exit lists every object
+ * of the link map, so LD_PRELOAD alone still says which files were loaded
+ * (without the search trail, which only the audit half sees). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "gputrace/trace_format.h"
 #include "../tracer/jline.h"
-#include "../tracer/trace_file.h"
+#include "api_stats.h"
+#include "gputrace/trace_format.h"
+#include "preload.h"
 
-static struct gt_trace preload_trace = { .fd = -1, .source = "preload" };
+struct gt_trace preload_trace = { .fd = -1, .source = "preload" };
+bool preload_ready;
+__thread int gt_in_hook;
+
 static char exit_buf[16384];
-static bool ready;  /* set once the constructor ran and tracing is on */
+static int flush_armed;
+static int stats_flushed;
+
+/* Signals whose default action ends the process without exit handlers. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+
+int preload_fd(void)
+{
+	return preload_ready ? gt_trace_fd(&preload_trace) : -1;
+}
+
+void preload_flush_stats(int fd)
+{
+	/* Once: a fatal signal during exit must not write the totals twice. */
+	if (__atomic_exchange_n(&stats_flushed, 1, __ATOMIC_ACQ_REL))
+		return;
+	api_stats_flush(fd);
+}
+
+/* The totals are written, then the signal goes on to its default action. */
+static void on_fatal_signal(int sig)
+{
+	int saved = errno, fd = preload_fd();
+	char buf[128];
+	struct jline j;
+
+	preload_flush_stats(fd);
+	if (fd >= 0) {
+		jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
+		jl_str(&j, "what", "fatal_signal");
+		jl_int(&j, "signal", sig);
+		gt_write_all(fd, buf, jl_end(&j));
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);  /* blocked in the handler: delivered when it returns */
+	errno = saved;
+}
+
+/* Only where the program keeps the default: a handler of its own stays its own. */
+static void install_fatal_handlers(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == SIG_DFL)
+			sigaction(fatal_signals[i], &sa, NULL);
+}
+
+static void ask_versions_at_exit(void)
+{
+	int outer = gt_in_hook;
+
+	gt_in_hook = 1;
+	versions_of_loaded_libraries();
+	gt_in_hook = outer;
+}
+
+/* On the first CUDA call: exit handlers registered now run before those the
+ * CUDA libraries registered while loading, so their version calls still work;
+ * signal handlers only for processes that use CUDA. */
+void preload_arm_flush(void)
+{
+	if (__atomic_exchange_n(&flush_armed, 1, __ATOMIC_ACQ_REL))
+		return;
+	atexit(ask_versions_at_exit);
+	install_fatal_handlers();
+}
 
 /* In the child of fork: open the child's own file now, while only one thread
- * exists, so every later event of the child lands there. */
+ * exists, and forget the parent's calls. */
 static void after_fork_in_child(void)
 {
-	if (ready)
-		gt_trace_fd(&preload_trace);
+	if (!preload_ready)
+		return;
+	api_stats_reset();
+	stats_flushed = 0;
+	gt_trace_fd(&preload_trace);
 }
 
 static int list_object(struct dl_phdr_info *info, size_t size, void *data)
@@ -68,7 +150,10 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 	if (gt_trace_fd(&preload_trace) < 0)
 		goto out;
 	pthread_atfork(NULL, NULL, after_fork_in_child);
-	ready = true;
+	/* Registered first, so it runs last: the fallback for processes that
+	 * never called a hooked function (import torch alone). */
+	atexit(ask_versions_at_exit);
+	preload_ready = true;
 out:
 	errno = saved;
 }
@@ -78,8 +163,9 @@ __attribute__((destructor)) static void gputrace_preload_fini(void)
 	struct jline j;
 	int saved = errno, fd;
 
-	if (!ready || (fd = gt_trace_fd(&preload_trace)) < 0)
+	if (!preload_ready || (fd = gt_trace_fd(&preload_trace)) < 0)
 		return;
+	preload_flush_stats(fd);
 	dl_iterate_phdr(list_object, &fd);
 	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
 	jl_uint(&j, GT_K_TIME, gt_now_us());

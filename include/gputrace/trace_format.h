@@ -18,6 +18,11 @@
 	X(CLOSE, "close", "an object was unmapped by dlclose (la_objclose)")    \
 	X(LINKMAP, "linkmap", "one object of the link map, listed at exit")     \
 	X(NOTE, "note", "something gputrace itself wants the report to know")  \
+	X(CALL, "call", "one intercepted CUDA call and its status (first few of each)") \
+	X(ALLOC_FAIL, "alloc_fail", "a failed device allocation, with its size") \
+	X(VERSION, "version", "a library's own answer to its version call")    \
+	X(CALLS, "calls", "totals of one function and status: count, bytes")   \
+	X(ALLOCS, "allocs", "allocation totals: peak and final bytes held")    \
 	X(END, "end", "last line: the process exited through exit()")
 
 enum gt_event {
@@ -25,6 +30,28 @@ enum gt_event {
 	GT_EVENTS(GT_EVENT_ENUM)
 #undef GT_EVENT_ENUM
 	GT_EV_COUNT
+};
+
+/* The CUDA entry points the preload half intercepts. `hot` ones are counted
+ * and never written one by one. X(symbol, family, status api, hot) */
+#define GT_HOOKED(X)                                              \
+	X(cudaGetDeviceCount, "cudart", GT_API_CUDART, 0)         \
+	X(cudaSetDevice, "cudart", GT_API_CUDART, 1)              \
+	X(cudaMalloc, "cudart", GT_API_CUDART, 1)                 \
+	X(cudaMallocAsync, "cudart", GT_API_CUDART, 1)            \
+	X(cudaMallocManaged, "cudart", GT_API_CUDART, 1)          \
+	X(cudaFree, "cudart", GT_API_CUDART, 1)                   \
+	X(cudnnCreate, "cudnn", GT_API_CUDNN9, 0)                 \
+	X(cublasCreate_v2, "cublas", GT_API_CUBLAS, 0)            \
+	X(cublasLtCreate, "cublas", GT_API_CUBLAS, 0)             \
+	X(cuInit, "driver", GT_API_CU, 0)                         \
+	X(ncclCommInitRank, "nccl", GT_API_NCCL, 0)
+
+enum gt_hooked_fn {
+#define GT_FN_ENUM(sym, fam, api, hot) GT_FN_##sym,
+	GT_HOOKED(GT_FN_ENUM)
+#undef GT_FN_ENUM
+	GT_FN_COUNT
 };
 
 /* Search rules: why the loader tried a candidate path. The JSON names are the
@@ -67,6 +94,14 @@ enum gt_rule {
 #define GT_K_NS "ns"
 #define GT_K_RESULT "result"
 #define GT_K_SOURCE "source"  /* "audit" or "preload": which half wrote the event */
+#define GT_K_FN "fn"          /* an intercepted function (call, calls, alloc_fail) */
+#define GT_K_STATUS "status"  /* its numeric return value */
+#define GT_K_STATUS_NAME "status_name"
+#define GT_K_COUNT "count"
+#define GT_K_BYTES "bytes"
+#define GT_K_SIZE "size"
+#define GT_K_LIB "lib"        /* the library file that answered */
+#define GT_K_PARTIAL "partial" /* a fixed table filled up: totals are lower bounds */
 /* A string that is not valid UTF-8 is written with U+FFFD in place of each bad
  * byte, and the exact bytes follow in a sibling key with this suffix, as hex. */
 #define GT_HEX_SUFFIX "_hex"

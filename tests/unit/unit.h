@@ -6,4 +6,5 @@ Suite *jline_suite(void);
 Suite *family_suite(void);
 Suite *launch_suite(void);
 Suite *format_suite(void);
+Suite *status_suite(void);
 #endif

@@ -1,0 +1,209 @@
+/* Statistics of intercepted CUDA calls (see api_stats.h). Everything lives in
+ * static memory; updates are relaxed atomics, so 8 threads calling cudaMalloc
+ * at once get exact totals without a lock. */
+#include "api_stats.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "../tracer/jline.h"
+#include "gputrace/status_names.h"
+
+#define STATUS_SLOTS 8       /* distinct statuses kept per function */
+#define ALLOC_SLOTS (1u << 16) /* live device allocations tracked by pointer */
+#define ALLOC_PROBES 64      /* bounded probing: a hook never walks the table */
+#define SLOT_FREE 0
+#define SLOT_CLAIMING 1
+#define SLOT_READY 2
+#define TOMBSTONE ((uintptr_t)1)
+
+struct status_slot {
+	int state;
+	int status;
+	unsigned long long count;
+	unsigned long long bytes;
+};
+
+struct alloc_slot {
+	uintptr_t ptr;
+	unsigned long long size;
+};
+
+static struct status_slot slots[GT_FN_COUNT][STATUS_SLOTS];
+static struct alloc_slot allocs[ALLOC_SLOTS];
+static long long held, peak;
+static unsigned long long n_alloc_failed, n_untracked_allocs, n_unknown_frees;
+static bool partial, used;
+
+static const char *const fn_names[] = {
+#define GT_FN_NAME(sym, fam, api, hot) #sym,
+	GT_HOOKED(GT_FN_NAME)
+#undef GT_FN_NAME
+};
+static const enum gt_status_api fn_apis[] = {
+#define GT_FN_API(sym, fam, api, hot) api,
+	GT_HOOKED(GT_FN_API)
+#undef GT_FN_API
+};
+
+const char *gt_hook_status_name(enum gt_hooked_fn fn, int status)
+{
+	enum gt_status_api api = fn_apis[fn];
+
+	if (api == GT_API_CUDNN9 && status > 0 && status < 1000)
+		api = GT_API_CUDNN8;
+	return gt_status_name(api, status);
+}
+
+/* The slot of (fn, status), claimed on first use. */
+static struct status_slot *slot_of(enum gt_hooked_fn fn, int status)
+{
+	struct status_slot *s = slots[fn];
+	int i, st;
+
+	for (i = 0; i < STATUS_SLOTS; i++) {
+		st = __atomic_load_n(&s[i].state, __ATOMIC_ACQUIRE);
+		if (st == SLOT_FREE) {
+			int expect = SLOT_FREE;
+
+			if (__atomic_compare_exchange_n(&s[i].state, &expect, SLOT_CLAIMING, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				s[i].status = status;
+				__atomic_store_n(&s[i].state, SLOT_READY, __ATOMIC_RELEASE);
+				return &s[i];
+			}
+			st = expect;
+		}
+		/* Another thread is filling this slot: its status is a moment away. */
+		while (st == SLOT_CLAIMING)
+			st = __atomic_load_n(&s[i].state, __ATOMIC_ACQUIRE);
+		if (s[i].status == status)
+			return &s[i];
+	}
+	return NULL;
+}
+
+unsigned long long api_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
+{
+	struct status_slot *s = slot_of(fn, status);
+
+	used = true;
+	if (!s) {
+		partial = true;
+		return 0;
+	}
+	if (bytes)
+		__atomic_fetch_add(&s->bytes, bytes, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&s->count, 1, __ATOMIC_RELAXED);
+}
+
+static size_t alloc_hash(uintptr_t p)
+{
+	/* Device pointers are aligned to 256 bytes or more: mix the high bits. */
+	return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ULL >> 48) & (ALLOC_SLOTS - 1);
+}
+
+void api_stats_alloc(uintptr_t ptr, unsigned long long size)
+{
+	size_t h = alloc_hash(ptr), i;
+	long long now, top;
+
+	for (i = 0; i < ALLOC_PROBES; i++) {
+		struct alloc_slot *a = &allocs[(h + i) & (ALLOC_SLOTS - 1)];
+		uintptr_t k = __atomic_load_n(&a->ptr, __ATOMIC_RELAXED);
+
+		if ((k == 0 || k == TOMBSTONE) &&
+		    __atomic_compare_exchange_n(&a->ptr, &k, ptr, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			a->size = size;
+			goto held;
+		}
+	}
+	/* No room: the bytes still count as held, but their free cannot be matched. */
+	__atomic_fetch_add(&n_untracked_allocs, 1, __ATOMIC_RELAXED);
+	partial = true;
+held:
+	now = __atomic_add_fetch(&held, (long long)size, __ATOMIC_RELAXED);
+	top = __atomic_load_n(&peak, __ATOMIC_RELAXED);
+	while (now > top && !__atomic_compare_exchange_n(&peak, &top, now, true, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		;
+}
+
+void api_stats_free(uintptr_t ptr)
+{
+	size_t h = alloc_hash(ptr), i;
+
+	if (!ptr)
+		return;
+	for (i = 0; i < ALLOC_PROBES; i++) {
+		struct alloc_slot *a = &allocs[(h + i) & (ALLOC_SLOTS - 1)];
+		uintptr_t k = __atomic_load_n(&a->ptr, __ATOMIC_ACQUIRE);
+
+		if (k == 0)
+			break;
+		if (k == ptr) {
+			unsigned long long size = a->size;
+
+			__atomic_store_n(&a->ptr, TOMBSTONE, __ATOMIC_RELEASE);
+			__atomic_sub_fetch(&held, (long long)size, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	/* Allocated before tracing began, or by a path we do not see. */
+	__atomic_fetch_add(&n_unknown_frees, 1, __ATOMIC_RELAXED);
+}
+
+unsigned long long api_stats_alloc_failed(void)
+{
+	return __atomic_add_fetch(&n_alloc_failed, 1, __ATOMIC_RELAXED);
+}
+
+bool api_stats_any(void)
+{
+	return used;
+}
+
+void api_stats_reset(void)
+{
+	if (!used)
+		return;
+	memset(slots, 0, sizeof(slots));
+	memset(allocs, 0, sizeof(allocs));
+	held = peak = 0;
+	n_alloc_failed = n_untracked_allocs = n_unknown_frees = 0;
+	partial = used = false;
+}
+
+/* Runs at exit and inside fatal-signal handlers: stack buffers, write(2) only. */
+void api_stats_flush(int fd)
+{
+	char buf[512];
+	struct jline j;
+	int f, i;
+
+	if (!used || fd < 0)
+		return;
+	for (f = 0; f < GT_FN_COUNT; f++) {
+		for (i = 0; i < STATUS_SLOTS; i++) {
+			struct status_slot *s = &slots[f][i];
+
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_READY)
+				continue;
+			jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALLS));
+			jl_str(&j, GT_K_FN, fn_names[f]);
+			jl_int(&j, GT_K_STATUS, s->status);
+			jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name((enum gt_hooked_fn)f, s->status));
+			jl_uint(&j, GT_K_COUNT, __atomic_load_n(&s->count, __ATOMIC_RELAXED));
+			jl_uint(&j, GT_K_BYTES, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED));
+			gt_write_all(fd, buf, jl_end(&j));
+		}
+	}
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOCS));
+	jl_int(&j, "held_bytes", __atomic_load_n(&held, __ATOMIC_RELAXED));
+	jl_int(&j, "peak_bytes", __atomic_load_n(&peak, __ATOMIC_RELAXED));
+	jl_uint(&j, "failed", __atomic_load_n(&n_alloc_failed, __ATOMIC_RELAXED));
+	jl_uint(&j, "untracked", __atomic_load_n(&n_untracked_allocs, __ATOMIC_RELAXED));
+	jl_uint(&j, "unknown_frees", __atomic_load_n(&n_unknown_frees, __ATOMIC_RELAXED));
+	jl_bool(&j, GT_K_PARTIAL, partial);
+	gt_write_all(fd, buf, jl_end(&j));
+}

@@ -1,0 +1,314 @@
+/* The CUDA entry points the preload half intercepts, by defining them: the
+ * loader binds callers to these, each calls the next definition first and then
+ * records what it answered. Results and errno are never changed (invariant 2);
+ * hot calls (allocations, cudaSetDevice) are only counted (invariant 4). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../tracer/jline.h"
+#include "api_stats.h"
+#include "gputrace/status_names.h"
+#include "gputrace/trace_format.h"
+#include "preload.h"
+
+#define CALL_EVENTS_PER_STATUS 8  /* rare calls: the first few are written */
+#define ALLOC_FAIL_EVENTS 32      /* failed allocations written one by one */
+
+/* The definitions found after ours in the global scope, resolved on first use. */
+static void *next_defs[GT_FN_COUNT];
+
+static const char *const hooked_names[] = {
+#define GT_HOOK_NAME(sym, fam, api, hot) #sym,
+	GT_HOOKED(GT_HOOK_NAME)
+#undef GT_HOOK_NAME
+};
+
+void *handle_of_loaded(const void *addr)
+{
+	Dl_info info;
+
+	if (!dladdr(addr, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+		return NULL;
+	return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+/* The definition the caller would have got without us. The global scope comes
+ * first for every caller, so the next one there is right when it exists; if
+ * the library was loaded RTLD_LOCAL, only the caller's own scope has it. */
+static void *real_function(enum gt_hooked_fn fn, const void *caller)
+{
+	void *p = __atomic_load_n(&next_defs[fn], __ATOMIC_ACQUIRE), *h;
+
+	if (p)
+		return p;
+	p = dlsym(RTLD_NEXT, hooked_names[fn]);
+	if (p) {
+		__atomic_store_n(&next_defs[fn], p, __ATOMIC_RELEASE);
+		return p;
+	}
+	h = handle_of_loaded(caller);
+	if (h) {
+		p = dlsym(h, hooked_names[fn]);
+		dlclose(h);
+	}
+	return p;
+}
+
+/* What a hook answers when no real definition exists anywhere (a caller found
+ * ours through dlsym(RTLD_DEFAULT)): each API's "not initialized". */
+static int missing_status(enum gt_hooked_fn fn)
+{
+	switch (fn) {
+	case GT_FN_cudnnCreate:
+		return 1001;  /* CUDNN_STATUS_NOT_INITIALIZED (9.x) */
+	case GT_FN_cublasCreate_v2:
+	case GT_FN_cublasLtCreate:
+		return 1;     /* CUBLAS_STATUS_NOT_INITIALIZED */
+	case GT_FN_ncclCommInitRank:
+		return 2;     /* ncclSystemError */
+	default:
+		return 3;     /* cudaErrorInitializationError, CUDA_ERROR_NOT_INITIALIZED */
+	}
+}
+
+static const char *lib_path_of(const void *addr)
+{
+	Dl_info info;
+
+	return dladdr(addr, &info) && info.dli_fname ? info.dli_fname : NULL;
+}
+
+/* The first few calls of a rare function, each status, get a line of their own. */
+static void write_call(enum gt_hooked_fn fn, int status, const void *real, const char *reason,
+		       long long value, bool has_value)
+{
+	char buf[1536];
+	struct jline j;
+	int fd = preload_fd();
+
+	if (fd < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALL));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_str(&j, GT_K_FN, hooked_names[fn]);
+	jl_int(&j, GT_K_STATUS, status);
+	jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name(fn, status));
+	if (has_value)
+		jl_int(&j, "value", value);
+	jl_str(&j, "reason", reason);
+	jl_str(&j, GT_K_LIB, lib_path_of(real));
+	gt_write_all(fd, buf, jl_end(&j));
+}
+
+/* Bookkeeping after a call, with the guard up and errno kept. */
+static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsigned long long bytes,
+		       const char *reason, long long value, bool has_value)
+{
+	unsigned long long n;
+
+	preload_arm_flush();
+	n = api_stats_count(fn, status, bytes);
+	if (n >= 1 && n <= CALL_EVENTS_PER_STATUS)
+		write_call(fn, status, real, reason, value, has_value);
+	if (n == 1)
+		versions_of_library_at(real);
+}
+
+static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void **ptr, size_t size)
+{
+	unsigned long long n;
+	char buf[512];
+	struct jline j;
+	int fd;
+
+	preload_arm_flush();
+	if (api_stats_count(fn, status, size) == 1)
+		versions_of_library_at(real);
+	if (status == 0 && ptr) {
+		api_stats_alloc((uintptr_t)*ptr, size);
+		return;
+	}
+	n = api_stats_alloc_failed();
+	if (n > ALLOC_FAIL_EVENTS || (fd = preload_fd()) < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOC_FAIL));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_str(&j, GT_K_FN, hooked_names[fn]);
+	jl_uint(&j, GT_K_SIZE, size);
+	jl_int(&j, GT_K_STATUS, status);
+	jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name(fn, status));
+	jl_uint(&j, "nth", n);
+	gt_write_all(fd, buf, jl_end(&j));
+}
+
+/* The real functions' types, as the CUDA headers declare them (handles and
+ * streams are pointers, statuses are ints). */
+
+/* ncclUniqueId is a 128-byte struct passed by value: same layout here. */
+struct gt_nccl_unique_id {
+	char internal[128];
+};
+
+/* The real functions' types, as the CUDA headers declare them (handles and
+ * streams are pointers, statuses are ints). */
+typedef int (*cudaMalloc_fn)(void **, size_t);
+typedef int (*cudaMallocAsync_fn)(void **, size_t, void *);
+typedef int (*cudaMallocManaged_fn)(void **, size_t, unsigned int);
+typedef int (*cudaFree_fn)(void *);
+typedef int (*cudaSetDevice_fn)(int);
+typedef int (*cudaGetDeviceCount_fn)(int *);
+typedef int (*cudnnCreate_fn)(void **);
+typedef int (*cublasCreate_v2_fn)(void **);
+typedef int (*cublasLtCreate_fn)(void **);
+typedef int (*cuInit_fn)(unsigned int);
+typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
+
+/* Every hook has this shape: find the real function, call it, and record only
+ * when tracing is on and we are not inside our own code. */
+#define HOOK_PROLOGUE(fn)                                                        \
+	fn##_fn real = (fn##_fn)real_function(GT_FN_##fn, __builtin_return_address(0)); \
+	int status, saved_errno, outer;                                          \
+	if (!real)                                                               \
+		return missing_status(GT_FN_##fn)
+
+#define HOOK_RECORD(stmt)                                 \
+	do {                                              \
+		if (!preload_ready || gt_in_hook)         \
+			break;                            \
+		saved_errno = errno;                      \
+		outer = gt_in_hook;                       \
+		gt_in_hook = 1;                           \
+		stmt;                                     \
+		gt_in_hook = outer;                       \
+		errno = saved_errno;                      \
+	} while (0)
+
+GT_EXPORT int cudaMalloc(void **ptr, size_t size)
+{
+	HOOK_PROLOGUE(cudaMalloc);
+	status = real(ptr, size);
+	HOOK_RECORD(after_alloc(GT_FN_cudaMalloc, status, (void *)real, ptr, size));
+	return status;
+}
+
+GT_EXPORT int cudaMallocAsync(void **ptr, size_t size, void *stream)
+{
+	HOOK_PROLOGUE(cudaMallocAsync);
+	status = real(ptr, size, stream);
+	HOOK_RECORD(after_alloc(GT_FN_cudaMallocAsync, status, (void *)real, ptr, size));
+	return status;
+}
+
+GT_EXPORT int cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	HOOK_PROLOGUE(cudaMallocManaged);
+	status = real(ptr, size, flags);
+	HOOK_RECORD(after_alloc(GT_FN_cudaMallocManaged, status, (void *)real, ptr, size));
+	return status;
+}
+
+GT_EXPORT int cudaFree(void *ptr)
+{
+	HOOK_PROLOGUE(cudaFree);
+	status = real(ptr);
+	HOOK_RECORD({
+		if (api_stats_count(GT_FN_cudaFree, status, 0) == 1)
+			versions_of_library_at((void *)real);
+		if (status == 0)
+			api_stats_free((uintptr_t)ptr);
+	});
+	return status;
+}
+
+GT_EXPORT int cudaSetDevice(int device)
+{
+	HOOK_PROLOGUE(cudaSetDevice);
+	status = real(device);
+	HOOK_RECORD(after_call(GT_FN_cudaSetDevice, status, (void *)real, 0, NULL, device, true));
+	return status;
+}
+
+GT_EXPORT int cudaGetDeviceCount(int *count)
+{
+	HOOK_PROLOGUE(cudaGetDeviceCount);
+	status = real(count);
+	HOOK_RECORD(after_call(GT_FN_cudaGetDeviceCount, status, (void *)real, 0, NULL,
+			       status == 0 && count ? *count : 0, status == 0 && count));
+	return status;
+}
+
+/* cuDNN's own words for a failed cudnnCreate: cudnnGetLastErrorString (9.x)
+ * names the cause, cudnnGetErrorString the code. Asked on the same library. */
+static const char *cudnn_reason(const void *real, int status, char *buf, size_t cap)
+{
+	void (*last_error)(char *, size_t);
+	const char *(*error_string)(int);
+	const char *reason = NULL;
+	void *h = handle_of_loaded(real);
+
+	buf[0] = 0;
+	if (!h)
+		return NULL;
+	last_error = (void (*)(char *, size_t))dlsym(h, "cudnnGetLastErrorString");
+	if (last_error)
+		last_error(buf, cap);
+	if (buf[0]) {
+		reason = buf;
+	} else {
+		error_string = (const char *(*)(int))dlsym(h, "cudnnGetErrorString");
+		reason = error_string ? error_string(status) : NULL;
+	}
+	dlclose(h);
+	return reason;
+}
+
+GT_EXPORT int cudnnCreate(void **handle)
+{
+	char reason[1024];
+
+	HOOK_PROLOGUE(cudnnCreate);
+	status = real(handle);
+	HOOK_RECORD(after_call(GT_FN_cudnnCreate, status, (void *)real, 0,
+			       status ? cudnn_reason((void *)real, status, reason, sizeof(reason)) : NULL,
+			       0, false));
+	return status;
+}
+
+GT_EXPORT int cublasCreate_v2(void **handle)
+{
+	HOOK_PROLOGUE(cublasCreate_v2);
+	status = real(handle);
+	HOOK_RECORD(after_call(GT_FN_cublasCreate_v2, status, (void *)real, 0, NULL, 0, false));
+	return status;
+}
+
+GT_EXPORT int cublasLtCreate(void **handle)
+{
+	HOOK_PROLOGUE(cublasLtCreate);
+	status = real(handle);
+	HOOK_RECORD(after_call(GT_FN_cublasLtCreate, status, (void *)real, 0, NULL, 0, false));
+	return status;
+}
+
+GT_EXPORT int cuInit(unsigned int flags)
+{
+	HOOK_PROLOGUE(cuInit);
+	status = real(flags);
+	HOOK_RECORD(after_call(GT_FN_cuInit, status, (void *)real, 0, NULL, 0, false));
+	return status;
+}
+
+GT_EXPORT int ncclCommInitRank(void **comm, int nranks, struct gt_nccl_unique_id id, int rank)
+{
+	HOOK_PROLOGUE(ncclCommInitRank);
+	status = real(comm, nranks, id, rank);
+	HOOK_RECORD(after_call(GT_FN_ncclCommInitRank, status, (void *)real, 0, NULL, rank, true));
+	return status;
+}

@@ -1,0 +1,33 @@
+/* Shared inside the preload half of libgputrace.so. */
+#ifndef GPUTRACE_PRELOAD_H
+#define GPUTRACE_PRELOAD_H
+
+#include <stdbool.h>
+
+#include "../tracer/trace_file.h"
+
+#define GT_EXPORT __attribute__((visibility("default")))
+
+extern struct gt_trace preload_trace;
+/* Tracing is on in this process and the constructor has run. */
+extern bool preload_ready;
+/* Set (saved and restored) while gputrace's own code runs inside a hook, so
+ * calls it makes (version queries) are passed through, never recorded. */
+extern __thread int gt_in_hook;
+
+/* The trace fd of this process, or -1. */
+int preload_fd(void);
+/* First CUDA activity: arm the exit and fatal-signal flushes (once). */
+void preload_arm_flush(void);
+/* Writes the call totals (exit, fatal signal). */
+void preload_flush_stats(int fd);
+/* A dlopen handle of the already-loaded object that contains addr, taken with
+ * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
+ * Release it with dlclose. */
+void *handle_of_loaded(const void *addr);
+/* Asks the library that defines `fn_addr` for its version, once per library. */
+void versions_of_library_at(const void *fn_addr);
+/* Asks every loaded CUDA-family library not asked yet (at exit, where safe). */
+void versions_of_loaded_libraries(void);
+
+#endif

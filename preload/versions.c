@@ -1,0 +1,191 @@
+/* Versions of loaded CUDA-family libraries, in their own words: each library's
+ * version call, asked on that exact library (its link map as the dlsym handle),
+ * at a safe moment: after the program's own call into it returned, or at exit.
+ * Never from loader callbacks, and never a call that could load something:
+ * cuDNN 9's cudnnGetVersion loads libcudnn_graph, so it is only asked once the
+ * program made cuDNN do that itself. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "../report/family.h"
+#include "../tracer/jline.h"
+#include "gputrace/trace_format.h"
+#include "preload.h"
+
+#define MAX_VERSIONED 64
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+enum answer_kind {
+	INT_OUT,       /* int f(int *out), status returned */
+	SIZE_RETURN,   /* size_t f(void) */
+	CUBLAS_PROP,   /* cublasGetProperty(type, int *out) for 0,1,2 */
+};
+
+/* Which call speaks for which component (see report/family.c). */
+static const struct version_call {
+	const char *component;
+	const char *fn;
+	enum answer_kind kind;
+	bool needs_driver;  /* would load libcuda.so.1 if it is not loaded yet */
+} version_calls[] = {
+	{ "cudart", "cudaRuntimeGetVersion", INT_OUT, false },
+	{ "cudart", "cudaDriverGetVersion", INT_OUT, true },
+	{ "cudnn", "cudnnGetVersion", SIZE_RETURN, false },
+	{ "cudnn", "cudnnGetCudartVersion", SIZE_RETURN, false },
+	{ "cublas", "cublasGetProperty", CUBLAS_PROP, false },
+	{ "cublas", "cublasGetCudartVersion", SIZE_RETURN, false },
+	{ "cublasLt", "cublasLtGetVersion", SIZE_RETURN, false },
+	{ "cublasLt", "cublasLtGetCudartVersion", SIZE_RETURN, false },
+	{ "cuda", "cuDriverGetVersion", INT_OUT, false },
+	{ "nccl", "ncclGetVersion", INT_OUT, false },
+};
+
+static const void *versioned[MAX_VERSIONED];
+static int n_versioned;
+
+static bool already_versioned(const void *map)
+{
+	int i, n = __atomic_load_n(&n_versioned, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < MAX_VERSIONED; i++)
+		if (versioned[i] == map)
+			return true;
+	return false;
+}
+
+/* Claims the library; false if another thread got there first or no room. */
+static bool claim(const void *map)
+{
+	int i;
+
+	if (already_versioned(map))
+		return false;
+	i = __atomic_fetch_add(&n_versioned, 1, __ATOMIC_ACQ_REL);
+	if (i >= MAX_VERSIONED)
+		return false;
+	versioned[i] = map;
+	return true;
+}
+
+static void write_version(const char *lib, const char *fn, long long value, int status, int prop)
+{
+	char buf[PATH_MAX + 512];
+	struct jline j;
+	int fd = preload_fd();
+
+	if (fd < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_VERSION));
+	jl_str(&j, GT_K_LIB, lib);
+	jl_str(&j, GT_K_FN, fn);
+	if (prop >= 0)
+		jl_int(&j, "property", prop);  /* 0 major, 1 minor, 2 patch */
+	jl_int(&j, GT_K_STATUS, status);
+	if (status == 0)
+		jl_int(&j, "value", value);
+	gt_write_all(fd, buf, jl_end(&j));
+}
+
+static void ask(struct link_map *map, void *handle, const struct version_call *c)
+{
+	void *f = dlsym(handle, c->fn);
+	int out = 0, status, prop;
+
+	if (!f)
+		return;
+	switch (c->kind) {
+	case INT_OUT:
+		status = ((int (*)(int *))f)(&out);
+		write_version(map->l_name, c->fn, out, status, -1);
+		break;
+	case SIZE_RETURN:
+		write_version(map->l_name, c->fn, (long long)((size_t (*)(void))f)(), 0, -1);
+		break;
+	case CUBLAS_PROP:
+		for (prop = 0; prop < 3; prop++) {
+			status = ((int (*)(int, int *))f)(prop, &out);
+			write_version(map->l_name, c->fn, out, status, prop);
+		}
+		break;
+	}
+}
+
+/* Is a library of `component` in the link map of `any`? */
+static bool component_loaded(const struct link_map *any, const char *component)
+{
+	struct gt_family_info fi;
+	const struct link_map *m;
+
+	while (any->l_prev)
+		any = any->l_prev;
+	for (m = any; m; m = m->l_next)
+		if (m->l_name && gt_classify(m->l_name, &fi) && strcmp(fi.component, component) == 0)
+			return true;
+	return false;
+}
+
+static void ask_library(struct link_map *map)
+{
+	struct gt_family_info fi;
+	size_t i;
+	bool driver;
+
+	void *handle;
+
+	if (!map->l_name || map->l_name[0] != '/' || !gt_classify(map->l_name, &fi) || !claim(map))
+		return;
+	/* Only a dlopen handle searches from that object: RTLD_NOLOAD maps nothing. */
+	handle = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!handle)
+		return;
+	driver = component_loaded(map, "cuda");
+	for (i = 0; i < sizeof(version_calls) / sizeof(version_calls[0]); i++)
+		if (strcmp(version_calls[i].component, fi.component) == 0 &&
+		    (driver || !version_calls[i].needs_driver))
+			ask(map, handle, &version_calls[i]);
+	dlclose(handle);
+}
+
+void versions_of_library_at(const void *fn_addr)
+{
+	struct link_map *map = NULL;
+	Dl_info info;
+
+	if (fn_addr && dladdr1(fn_addr, &info, (void **)&map, RTLD_DL_LINKMAP) && map &&
+	    !already_versioned(map))
+		ask_library(map);
+}
+
+/* cuDNN 9's version call loads libcudnn_graph when it is not there yet. */
+static bool cudnn_safe(struct link_map *cudnn)
+{
+	struct gt_family_info fi;
+
+	if (gt_classify(cudnn->l_name, &fi) && fi.version[0] == '8')
+		return true;
+	return component_loaded(cudnn, "cudnn_graph");
+}
+
+void versions_of_loaded_libraries(void)
+{
+	struct link_map *self = NULL, *head, *m;
+	struct gt_family_info fi;
+	Dl_info info;
+
+	if (!dladdr1((void *)versions_of_loaded_libraries, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
+		return;
+	for (head = self; head->l_prev; head = head->l_prev)
+		;
+	for (m = head; m; m = m->l_next) {
+		if (!m->l_name || !gt_classify(m->l_name, &fi) || already_versioned(m))
+			continue;
+		if (strcmp(fi.component, "cudnn") == 0 && !cudnn_safe(m))
+			continue;
+		ask_library(m);
+	}
+}
