@@ -37,12 +37,52 @@ void *handle_of_loaded(const void *addr)
 	return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 }
 
+static bool inside_us(const void *addr)
+{
+	Dl_info mine, theirs;
+
+	return addr && dladdr((const void *)inside_us, &mine) && dladdr(addr, &theirs) &&
+	       mine.dli_fbase == theirs.dli_fbase;
+}
+
+static void *lookup_in(const char *path, const char *name)
+{
+	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD), *p = NULL;
+
+	if (h) {
+		p = dlsym(h, name);
+		dlclose(h);
+	}
+	return inside_us(p) ? NULL : p;
+}
+
+/* The last resort: the first loaded object, in load order, that defines it. */
+static void *lookup_in_link_map(const char *name)
+{
+	struct link_map *m = NULL;
+	Dl_info info;
+	void *p = NULL;
+
+	if (!dladdr1((const void *)lookup_in_link_map, &info, (void **)&m, RTLD_DL_LINKMAP) || !m)
+		return NULL;
+	while (m->l_prev)
+		m = m->l_prev;
+	for (; m && !p; m = m->l_next)
+		if (m->l_name && m->l_name[0] == '/')
+			p = lookup_in(m->l_name, name);
+	return p;
+}
+
 /* The definition the caller would have got without us. The global scope comes
- * first for every caller, so the next one there is right when it exists; if
- * the library was loaded RTLD_LOCAL, only the caller's own scope has it. */
+ * first for every caller, so the next one there is right when it exists. If
+ * the library was loaded RTLD_LOCAL, only the caller's own scope has it; and
+ * when the caller reached us by a tail call, the return address is in our own
+ * code, so the link map in load order is all that is left. Not cached: these
+ * answers depend on the caller. */
 static void *real_function(enum gt_hooked_fn fn, const void *caller)
 {
-	void *p = __atomic_load_n(&next_defs[fn], __ATOMIC_ACQUIRE), *h;
+	void *p = __atomic_load_n(&next_defs[fn], __ATOMIC_ACQUIRE);
+	Dl_info info;
 
 	if (p)
 		return p;
@@ -51,12 +91,9 @@ static void *real_function(enum gt_hooked_fn fn, const void *caller)
 		__atomic_store_n(&next_defs[fn], p, __ATOMIC_RELEASE);
 		return p;
 	}
-	h = handle_of_loaded(caller);
-	if (h) {
-		p = dlsym(h, hooked_names[fn]);
-		dlclose(h);
-	}
-	return p;
+	if (!inside_us(caller) && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		p = lookup_in(info.dli_fname, hooked_names[fn]);
+	return p ? p : lookup_in_link_map(hooked_names[fn]);
 }
 
 /* What a hook answers when no real definition exists anywhere (a caller found

@@ -150,9 +150,6 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 	if (gt_trace_fd(&preload_trace) < 0)
 		goto out;
 	pthread_atfork(NULL, NULL, after_fork_in_child);
-	/* Registered first, so it runs last: the fallback for processes that
-	 * never called a hooked function (import torch alone). */
-	atexit(ask_versions_at_exit);
 	preload_ready = true;
 out:
 	errno = saved;
@@ -165,6 +162,11 @@ __attribute__((destructor)) static void gputrace_preload_fini(void)
 
 	if (!preload_ready || (fd = gt_trace_fd(&preload_trace)) < 0)
 		return;
+	/* A process that never called a hooked function (import torch alone):
+	 * its libraries' versions are asked here, the last chance. (An exit
+	 * handler registered from our constructor would run after this.) */
+	if (!__atomic_load_n(&flush_armed, __ATOMIC_ACQUIRE))
+		ask_versions_at_exit();
 	preload_flush_stats(fd);
 	dl_iterate_phdr(list_object, &fd);
 	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
