@@ -11,7 +11,7 @@ CPPFLAGS += -Iinclude -MMD -MP
 # Sanitizers for the command, the report and the tests; never in libgputrace.so.
 SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer
 
-LIB_SRC := tracer/audit.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c \
+LIB_SRC := tracer/audit.c tracer/elf_peek.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c \
 	preload/preload.c preload/cuda_hooks.c preload/api_stats.c preload/versions.c \
 	report/status_names.c report/family.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
@@ -78,6 +78,25 @@ endif
 $(BUILD)/tests/real_cuda_api: tests/progs_cuda/real_cuda_api.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -L$(CUDA_LIBDIR) -lcudart -lcudnn
+
+# Programs linked against the fake CUDA libraries of fixtures/.
+FAKE_CUDART_DIR = $(BUILD)/fixtures/cuda-13/lib64
+TEST_PROGS += $(BUILD)/tests/cuda_ops
+
+$(BUILD)/tests/cuda_ops: tests/progs_fake/cuda_ops.c fixtures
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -L$(FAKE_CUDART_DIR) -l:libcudart.so.13 \
+		-Wl,-rpath,$(abspath $(FAKE_CUDART_DIR)) -lpthread
+
+# nvcc links the CUDA runtime statically by default: the trace must say so.
+NVCC ?= $(firstword $(wildcard /usr/local/cuda*/bin/nvcc))
+ifneq ($(NVCC),)
+TEST_PROGS += $(BUILD)/tests/static_cudart
+endif
+
+$(BUILD)/tests/static_cudart: tests/progs_cuda/static_cudart.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -o $@ $<
 
 check: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
 	$(BUILD)/unit_tests

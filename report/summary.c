@@ -23,6 +23,9 @@ static void print_object(FILE *f, const struct gt_object *ob)
 	char real[PATH_MAX];
 	const char *version;
 
+	if (ob->path && ob->cudart_static)
+		fprintf(f, "    %-28s %-10s %s (linked into it statically: its runtime calls are "
+			"not visible)\n", "cudart", "static", ob->path);
 	if (!ob->path || !gt_classify(ob->path, &fi))
 		return;
 	/* The file's real name carries the full version (libcudart.so.13 -> .13.0.96). */
@@ -89,7 +92,7 @@ static bool has_cuda(const struct gt_process *p)
 	size_t i;
 
 	for (i = 0; i < p->nobjects; i++)
-		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi))
+		if (p->objects[i].path && (p->objects[i].cudart_static || gt_classify(p->objects[i].path, &fi)))
 			return true;
 	for (i = 0; i < p->nsearches; i++)
 		if (p->searches[i].name && gt_classify(p->searches[i].name, &fi))

@@ -137,6 +137,7 @@ static void on_open(struct gt_process *p, json_t *o)
 	struct gt_search *s = json_is_integer(seq) ? find_search(p, (unsigned long)json_integer_value(seq)) : NULL;
 
 	ob->soname = field(o, GT_K_SONAME);
+	ob->cudart_static = json_is_true(json_object_get(o, "cudart_static"));
 	ob->name = field(o, GT_K_NAME);
 	ob->rule = field(o, GT_K_RULE);
 	if (s) {

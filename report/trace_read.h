@@ -33,6 +33,7 @@ struct gt_object {
 	long ns;
 	bool closed;          /* unmapped by dlclose */
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
+	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
 };
 
 struct gt_process {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_peek.h"
 #include "gputrace/trace_format.h"
 #include "jline.h"
 #include "trace_file.h"
@@ -79,6 +80,33 @@ static const char *soname_of(const struct link_map *map)
 	if (strtab < map->l_addr)
 		strtab += map->l_addr;
 	return (const char *)(strtab + off);
+}
+
+/* Does the object name libcudart in DT_NEEDED? */
+static bool needs_cudart(const struct link_map *map)
+{
+	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+	const ElfW(Dyn) *d;
+
+	if (!strtab || !map->l_ld)
+		return false;
+	if (strtab < map->l_addr)
+		strtab += map->l_addr;
+	for (d = map->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_NEEDED &&
+		    strncmp((const char *)(strtab + d->d_un.d_val), "libcudart.so", 12) == 0)
+			return true;
+	return false;
+}
+
+/* nvcc links the CUDA runtime statically by default: such an object carries
+ * device code (a fat binary section) but needs no libcudart. Its runtime
+ * calls never reach our hooks, and the report must say so. */
+static bool carries_static_cudart(const struct link_map *map, const char *path)
+{
+	static const char *const fatbin[] = { ".nvFatBinSegment", ".nv_fatbin" };
+
+	return !needs_cudart(map) && gt_elf_has_section(path, fatbin, 2);
 }
 
 /* The main program's l_name is empty; the trace wants a path. */
@@ -247,6 +275,8 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	jl_int(&j, GT_K_NS, (long long)lmid);
 	if (!map->l_name || !map->l_name[0])
 		jl_bool(&j, "main", true);
+	if (path[0] == '/' && carries_static_cudart(map, path))
+		jl_bool(&j, "cudart_static", true);
 	if (cur.seq) {
 		jl_uint(&j, GT_K_SEARCH, cur.seq);
 		jl_str(&j, GT_K_NAME, cur.name);
