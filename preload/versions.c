@@ -129,6 +129,23 @@ static bool component_loaded(const struct link_map *any, const char *component)
 	return false;
 }
 
+/* Our own calls may make the library search (cuDNN 9 looks for its graph
+ * library by its longer names each time): the notes let the report tell
+ * those searches from the program's. */
+static void note_queries(const char *what)
+{
+	char buf[128];
+	struct jline j;
+	int fd = preload_fd();
+
+	if (fd < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
+	jl_str(&j, "what", what);
+	jl_int(&j, GT_K_TID, gt_gettid());
+	gt_write_all(fd, buf, jl_end(&j));
+}
+
 static void ask_library(struct link_map *map)
 {
 	struct gt_family_info fi;
@@ -144,10 +161,12 @@ static void ask_library(struct link_map *map)
 	if (!handle)
 		return;
 	driver = component_loaded(map, "cuda");
+	note_queries("gputrace_queries_begin");
 	for (i = 0; i < sizeof(version_calls) / sizeof(version_calls[0]); i++)
 		if (strcmp(version_calls[i].component, fi.component) == 0 &&
 		    (driver || !version_calls[i].needs_driver))
 			ask(map, handle, &version_calls[i]);
+	note_queries("gputrace_queries_end");
 	dlclose(handle);
 }
 

@@ -317,9 +317,11 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 {
 	int saved = errno;
 
-	/* A load phase ended: any search still open mapped nothing. (LA_ACT_ADD
-	 * comes between a search's last candidate and its la_objopen.) */
-	if (active && flag == LA_ACT_CONSISTENT)
+	/* A load phase ended (CONSISTENT) or an unload begins (DELETE, also at
+	 * the start of exit, before any destructor): a search still open mapped
+	 * nothing. Once exit is under way nothing more is written, so that the
+	 * preload half's "end" stays the last line. */
+	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE))
 		end_search(cookie ? (const struct link_map *)*cookie : NULL);
 	errno = saved;
 }

@@ -51,6 +51,9 @@ class RealLibraries(unittest.TestCase):
         self.assertNotIn(("cudaDriverGetVersion", None), v)
         self.assertEqual(calls(t, "cudnnCreate"), {1001: (1, 0)})
         self.assertEqual(calls(t, "cudaMalloc"), {35: (1, 1 << 20)})
+        # our own version calls make cuDNN search again: marked, and "end" stays last
+        self.assertTrue([n for n in t.events("note") if n["what"] == "gputrace_queries_begin"])
+        self.assertTrue(t.ended_cleanly())
         cleanup(r)
 
 

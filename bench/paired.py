@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""Paired bare/traced runs of one command; medians of what was measured.
+
+    paired.py [options] -- COMMAND [ARG...]
+
+Each round runs COMMAND bare and as `GPUTRACE -q -o DIR -- COMMAND`, in
+alternating order (bare first on even rounds, traced first on odd ones), each
+traced run into a fresh trace directory.  Warm-up runs (one of each by default)
+come first and are not counted.  Both runs must exit 0.
+
+--metric wall          whole-process wall time (time.perf_counter around
+                       subprocess.run), in ms
+--metric ns_per_call   the `ns_per_call=X` that COMMAND prints (bench/malloc_loop)
+
+Prints the medians of the bare and traced values, the median of the per-round
+differences (traced - bare), the overhead in %, and the size and line count of
+the traces written by the traced runs.  --calls also prints the trace's
+{"ev":"calls"} lines (from the last traced run), summed over files.
+Python standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_once(argv, metric, timeout):
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.stderr.write("paired.py: %s exited %d\n--- stdout\n%s--- stderr\n%s" % (
+            " ".join(argv), p.returncode, p.stdout.decode(errors="replace"),
+            p.stderr.decode(errors="replace")))
+        sys.exit(1)
+    out = p.stdout.decode(errors="replace")
+    if metric == "wall":
+        return wall * 1e3, out
+    m = re.search(r"ns_per_call=([0-9.]+)", out)
+    if not m:
+        sys.stderr.write("paired.py: no ns_per_call= in output of %s:\n%s" % (
+            " ".join(argv), out))
+        sys.exit(1)
+    return float(m.group(1)), out
+
+
+def trace_stats(d):
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".jsonl"))
+    size = sum(os.path.getsize(f) for f in files)
+    lines = 0
+    for f in files:
+        with open(f, "rb") as fh:
+            lines += sum(1 for _ in fh)
+    return files, size, lines
+
+
+def calls_of(files):
+    totals = {}
+    for f in files:
+        with open(f, "rb") as fh:
+            for raw in fh:
+                try:
+                    ev = json.loads(raw)
+                except ValueError:
+                    continue
+                if ev.get("ev") != "calls":
+                    continue
+                key = (ev.get("fn"), ev.get("status"), ev.get("status_name"))
+                c, b = totals.get(key, (0, 0))
+                totals[key] = (c + int(ev.get("count", 0)), b + int(ev.get("bytes", 0)))
+    return totals
+
+
+def fmt(v, metric):
+    return ("%.2f ns" % v) if metric == "ns_per_call" else ("%.1f ms" % v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=11)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--metric", choices=("wall", "ns_per_call"), default="wall")
+    ap.add_argument("--gputrace", default=os.environ.get("GPUTRACE", "build/gputrace"))
+    ap.add_argument("--label", default="")
+    ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    if not cmd or a.rounds < 1:
+        ap.error("need a command after -- and --rounds >= 1")
+    if not os.access(a.gputrace, os.X_OK):
+        ap.error("no gputrace at %s (set GPUTRACE or --gputrace)" % a.gputrace)
+
+    base = tempfile.mkdtemp(prefix="gputrace-bench.")
+    sizes, nlines, last_files = [], [], []
+
+    def traced():
+        d = tempfile.mkdtemp(dir=base)
+        v, out = run_once([a.gputrace, "-q", "-o", d, "--"] + cmd, a.metric, a.timeout)
+        files, size, lines = trace_stats(d)
+        if not files:
+            sys.stderr.write("paired.py: traced run wrote no trace in %s\n" % d)
+            sys.exit(1)
+        sizes.append(size)
+        nlines.append(lines)
+        keep = os.path.join(base, "last")
+        shutil.rmtree(keep, ignore_errors=True)
+        os.rename(d, keep)
+        last_files[:] = [os.path.join(keep, os.path.basename(f)) for f in files]
+        return v, out
+
+    def bare():
+        return run_once(cmd, a.metric, a.timeout)
+
+    try:
+        for _ in range(a.warmup):
+            bare()
+            traced()
+        sizes.clear()
+        nlines.clear()
+        B, T = [], []
+        for r in range(a.rounds):
+            if r % 2 == 0:
+                b, _ = bare()
+                t, _ = traced()
+            else:
+                t, _ = traced()
+                b, _ = bare()
+            B.append(b)
+            T.append(t)
+        mb, mt = statistics.median(B), statistics.median(T)
+        md = statistics.median([t - b for b, t in zip(B, T)])
+        unit = "ns/call" if a.metric == "ns_per_call" else "ms wall"
+        if a.label:
+            print("== %s" % a.label)
+        print("command: %s" % " ".join(cmd))
+        print("rounds: %d paired (alternating order), %d warm-up pair(s) not counted" % (
+            a.rounds, a.warmup))
+        print("bare    (%s): median %s  [min %s, max %s]" % (
+            unit, fmt(mb, a.metric), fmt(min(B), a.metric), fmt(max(B), a.metric)))
+        print("traced  (%s): median %s  [min %s, max %s]" % (
+            unit, fmt(mt, a.metric), fmt(min(T), a.metric), fmt(max(T), a.metric)))
+        print("added   (median of per-round traced-bare): %s" % fmt(md, a.metric))
+        print("overhead: %+.2f%% (median traced vs median bare), %+.2f%% (median paired diff / median bare)" % (
+            (mt - mb) / mb * 100, md / mb * 100))
+        print("trace: %d bytes (median over traced rounds; min %d, max %d), %d lines (median)" % (
+            statistics.median(sizes), min(sizes), max(sizes), statistics.median(nlines)))
+        if a.calls:
+            tot = calls_of(last_files)
+            print("calls lines (last traced run, %d file(s)):" % len(last_files))
+            for (fn, st, sn), (c, b) in sorted(tot.items(), key=lambda kv: str(kv[0])):
+                print("  fn=%s status=%s (%s) count=%d bytes=%d" % (fn, st, sn, c, b))
+            print("  total count=%d" % sum(c for c, _ in tot.values()))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
