@@ -16,8 +16,22 @@ LIB_SRC := tracer/audit.c tracer/elf_peek.c tracer/jline.c tracer/trace_file.c t
 	report/status_names.c report/family.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all check clean doctor
-all: $(BUILD)/libgputrace.so $(BUILD)/gputrace
+.PHONY: all check clean doctor deps
+all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe
+
+# Debian packages the build and the tests need (root; idempotent).
+deps:
+	sh tools/install-deps.sh
+
+# The main job, for now: the probe under the tracer (the full step-by-step
+# `gputrace doctor` is issue 6). Exits 1 when a step fails, as doctor will.
+doctor: all
+	rm -rf $(BUILD)/doctor-traces
+	$(BUILD)/gputrace -o $(BUILD)/doctor-traces -- $(BUILD)/gputrace-probe
+
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $<
 
 # The library lives in other people's processes: hidden symbols, no undefined
 # ones, and no libraries beyond libc (libgcc linked statically).

@@ -15,7 +15,8 @@ come first and are not counted.  Both runs must exit 0.
 Prints the medians of the bare and traced values, the median of the per-round
 differences (traced - bare), the overhead in %, and the size and line count of
 the traces written by the traced runs.  --calls also prints the trace's
-{"ev":"calls"} lines (from the last traced run), summed over files.
+{"ev":"calls"} lines (from the last traced run), summed over files, and its
+{"ev":"allocs"} lines as written.
 Python standard library only.
 """
 import argparse
@@ -62,7 +63,7 @@ def trace_stats(d):
 
 
 def calls_of(files):
-    totals = {}
+    totals, allocs = {}, []
     for f in files:
         with open(f, "rb") as fh:
             for raw in fh:
@@ -70,12 +71,14 @@ def calls_of(files):
                     ev = json.loads(raw)
                 except ValueError:
                     continue
+                if ev.get("ev") == "allocs":
+                    allocs.append(raw.decode(errors="replace").strip())
                 if ev.get("ev") != "calls":
                     continue
                 key = (ev.get("fn"), ev.get("status"), ev.get("status_name"))
                 c, b = totals.get(key, (0, 0))
                 totals[key] = (c + int(ev.get("count", 0)), b + int(ev.get("bytes", 0)))
-    return totals
+    return totals, allocs
 
 
 def fmt(v, metric):
@@ -90,6 +93,7 @@ def main():
     ap.add_argument("--gputrace", default=os.environ.get("GPUTRACE", "build/gputrace"))
     ap.add_argument("--label", default="")
     ap.add_argument("--calls", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every round")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -136,6 +140,10 @@ def main():
                 b, _ = bare()
             B.append(b)
             T.append(t)
+            if a.verbose:
+                print("round %2d (%s first): bare %s  traced %s" % (
+                    r + 1, "bare" if r % 2 == 0 else "traced", fmt(b, a.metric),
+                    fmt(t, a.metric)), flush=True)
         mb, mt = statistics.median(B), statistics.median(T)
         md = statistics.median([t - b for b, t in zip(B, T)])
         unit = "ns/call" if a.metric == "ns_per_call" else "ms wall"
@@ -154,11 +162,13 @@ def main():
         print("trace: %d bytes (median over traced rounds; min %d, max %d), %d lines (median)" % (
             statistics.median(sizes), min(sizes), max(sizes), statistics.median(nlines)))
         if a.calls:
-            tot = calls_of(last_files)
+            tot, allocs = calls_of(last_files)
             print("calls lines (last traced run, %d file(s)):" % len(last_files))
             for (fn, st, sn), (c, b) in sorted(tot.items(), key=lambda kv: str(kv[0])):
                 print("  fn=%s status=%s (%s) count=%d bytes=%d" % (fn, st, sn, c, b))
             print("  total count=%d" % sum(c for c, _ in tot.values()))
+            for line in allocs:
+                print("  %s" % line)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -19,7 +19,7 @@ def summarize(path):
     hdr = lines[0]
     print("== %s pid %s argv %s" % (os.path.basename(path), hdr["pid"], " ".join(hdr.get("argv", []))[:120]))
     searches = {o["seq"]: o for o in lines if o["ev"] == "search"}
-    tries = {}
+    tries, misses = {}, {}
     for o in lines:
         if o["ev"] == "try":
             tries.setdefault(o["search"], []).append(o)
@@ -31,8 +31,7 @@ def summarize(path):
                   os.path.basename(value(s, "requester") or "?"),
                   "  [cudart static]" if o.get("cudart_static") else ""))
         elif ev == "search_end" and FAMILY.search(value(o, "name") or ""):
-            n = len(tries.get(o["search"], []))
-            print("  miss  %-40s %s after %d paths" % (value(o, "name"), o["result"], n))
+            misses.setdefault(value(o, "name"), []).append(len(tries.get(o["search"], [])))
         elif ev in ("call", "alloc_fail"):
             print("  %-5s %s -> %s %s %s" % (ev, o["fn"], o["status"], o.get("status_name"),
                   o.get("reason") or o.get("size") or o.get("value") or ""))
@@ -45,8 +44,14 @@ def summarize(path):
         elif ev == "allocs":
             print("  alloc peak %d bytes, held at exit %d, failed %d, partial %s" % (
                 o["peak_bytes"], o["held_bytes"], o["failed"], o["partial"]))
-        elif ev == "note":
+        elif ev == "note" and not o.get("what", "").startswith("gputrace_queries"):
             print("  note  %s" % o)
+    opened = {re.sub(r"\.so.*", "", os.path.basename(value(o, "path") or ""))
+              for o in lines if o["ev"] == "open"}
+    for name, ns in sorted(misses.items()):
+        stem = re.sub(r"\.so.*", "", name)
+        print("  miss  %-40s x%d (%s paths)%s" % (name, len(ns), ",".join(map(str, ns[:3])),
+              "" if stem not in opened else "  [another name of it was loaded]"))
     print("  ended cleanly: %s; %d lines, %d bytes" % (lines[-1]["ev"] == "end", len(lines),
                                                       os.path.getsize(path)))
 

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages gputrace's build and tests need, if missing.
+# Idempotent; needs root (or sudo) the first time.
+set -eu
+packages="build-essential clang pkg-config libelf-dev libjansson-dev libunwind-dev check
+python3 libc6-dev"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+# shellcheck disable=SC2086
+$SUDO apt-get install -y --no-install-recommends $missing
