@@ -71,6 +71,7 @@ $(BUILD)/unit_tests: $(UNIT_OBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS)
 
 -include fixtures/fixtures.mk
+include bench/bench.mk
 
 PYTHON ?= /usr/bin/python3
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))

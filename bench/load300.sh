@@ -42,6 +42,6 @@ if [ ! -e "$LIBS/.done.$COUNT" ]; then
 fi
 
 echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
-"$PYTHON" bench/paired.py --metric wall --rounds "$R" --gputrace "$GPUTRACE" ${V:+-v} \
+"$PYTHON" bench/paired.py --metric wall --rounds "$R" --gputrace "$GPUTRACE" ${V:+-v} --decompose --same-output \
 	--label "load_many: dlopen $COUNT libraries by name through RUNPATH (whole-process wall time)" \
 	-- "$BUILD/bench/load_many" "$COUNT"

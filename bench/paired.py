@@ -5,7 +5,10 @@
 
 Each round runs COMMAND bare and as `GPUTRACE -q -o DIR -- COMMAND`, in
 alternating order (bare first on even rounds, traced first on odd ones), each
-traced run into a fresh trace directory.  Warm-up runs (one of each by default)
+traced run into a fresh trace directory.  --decompose adds two arms to each
+round (the order rotates): the launcher alone (GPUTRACE_DISABLE=1) and the
+library alone (LD_AUDIT/LD_PRELOAD/GPUTRACE_DIR set directly, no launcher),
+to tell what the launcher costs from what the traced process pays.  Warm-up runs (one of each by default)
 come first and are not counted.  Both runs must exit 0.
 
 --metric wall          whole-process wall time (time.perf_counter around
@@ -31,10 +34,10 @@ import tempfile
 import time
 
 
-def run_once(argv, metric, timeout):
+def run_once(argv, metric, timeout, env=None):
     t0 = time.perf_counter()
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
+                       timeout=timeout, env=env)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.stderr.write("paired.py: %s exited %d\n--- stdout\n%s--- stderr\n%s" % (
@@ -93,6 +96,16 @@ def main():
     ap.add_argument("--gputrace", default=os.environ.get("GPUTRACE", "build/gputrace"))
     ap.add_argument("--label", default="")
     ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--decompose", action="store_true",
+                    help="also time the launcher alone (GPUTRACE_DISABLE=1) and the "
+                    "library alone (LD_AUDIT/LD_PRELOAD set directly, no launcher)")
+    ap.add_argument("--lib", default=None,
+                    help="libgputrace.so for --decompose (default: next to --gputrace)")
+    ap.add_argument("--same-output", action="store_true",
+                    help="check that every counted run printed the same stdout")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="seconds: start no round that would likely end after this "
+                    "(0: no limit); the rounds done are reported")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every round")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -124,34 +137,62 @@ def main():
     def bare():
         return run_once(cmd, a.metric, a.timeout)
 
+    lib = a.lib or os.path.join(os.path.dirname(a.gputrace), "libgputrace.so")
+
+    def launcher_only():
+        # The launcher (fork, exec, wait) with tracing switched off.
+        env = dict(os.environ, GPUTRACE_DISABLE="1")
+        return run_once([a.gputrace, "-q", "--"] + cmd, a.metric, a.timeout, env)
+
+    def env_only():
+        # The library in LD_AUDIT and LD_PRELOAD, set here: no launcher.
+        d = tempfile.mkdtemp(dir=base)
+        env = dict(os.environ, GPUTRACE_DIR=d)
+        for var in ("LD_AUDIT", "LD_PRELOAD"):
+            env[var] = lib + (":" + env[var] if env.get(var) else "")
+        try:
+            return run_once(cmd, a.metric, a.timeout, env)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    t_start = time.perf_counter()
     try:
         for _ in range(a.warmup):
             bare()
             traced()
         sizes.clear()
         nlines.clear()
-        B, T = [], []
+        arms = [("bare", bare), ("traced", traced)]
+        if a.decompose:
+            arms += [("launcher", launcher_only), ("env", env_only)]
+        vals = {name: [] for name, _ in arms}
+        outs = {}
+        last_round = 0.0
         for r in range(a.rounds):
-            if r % 2 == 0:
-                b, _ = bare()
-                t, _ = traced()
-            else:
-                t, _ = traced()
-                b, _ = bare()
-            B.append(b)
-            T.append(t)
+            if a.budget and r > 0 and time.perf_counter() - t_start + last_round > a.budget:
+                print("budget: stopped after %d of %d rounds (--budget %.0f s)" % (
+                    r, a.rounds, a.budget))
+                break
+            r0 = time.perf_counter()
+            order = arms[r % len(arms):] + arms[:r % len(arms)]
+            for name, fn in order:
+                v, out = fn()
+                vals[name].append(v)
+                outs.setdefault(out, []).append(name)
+            last_round = time.perf_counter() - r0
             if a.verbose:
-                print("round %2d (%s first): bare %s  traced %s" % (
-                    r + 1, "bare" if r % 2 == 0 else "traced", fmt(b, a.metric),
-                    fmt(t, a.metric)), flush=True)
+                print("round %2d (%s first): %s" % (r + 1, order[0][0], "  ".join(
+                    "%s %s" % (name, fmt(vals[name][-1], a.metric)) for name, _ in arms)),
+                    flush=True)
+        B, T = vals["bare"], vals["traced"]
         mb, mt = statistics.median(B), statistics.median(T)
         md = statistics.median([t - b for b, t in zip(B, T)])
         unit = "ns/call" if a.metric == "ns_per_call" else "ms wall"
         if a.label:
             print("== %s" % a.label)
         print("command: %s" % " ".join(cmd))
-        print("rounds: %d paired (alternating order), %d warm-up pair(s) not counted" % (
-            a.rounds, a.warmup))
+        print("rounds: %d, order %s each round; %d warm-up round(s) not counted" % (
+            len(B), "rotating" if a.decompose else "alternating", a.warmup))
         print("bare    (%s): median %s  [min %s, max %s]" % (
             unit, fmt(mb, a.metric), fmt(min(B), a.metric), fmt(max(B), a.metric)))
         print("traced  (%s): median %s  [min %s, max %s]" % (
@@ -161,6 +202,22 @@ def main():
             (mt - mb) / mb * 100, md / mb * 100))
         print("trace: %d bytes (median over traced rounds; min %d, max %d), %d lines (median)" % (
             statistics.median(sizes), min(sizes), max(sizes), statistics.median(nlines)))
+        if a.same_output:
+            if len(outs) == 1:
+                print("output: identical in all %d counted runs: %r" % (
+                    sum(len(v) for v in outs.values()), next(iter(outs)).strip()))
+            else:
+                print("output: DIFFERS between runs:")
+                for out, names in outs.items():
+                    print("  %d run(s) (%s): %r" % (len(names), ",".join(sorted(set(names))),
+                                                     out.strip()))
+        if a.decompose:
+            for name, what in (("launcher", "launcher only, GPUTRACE_DISABLE=1"),
+                               ("env", "library only, LD_AUDIT+LD_PRELOAD, no launcher")):
+                m = statistics.median(vals[name])
+                d = statistics.median([x - b for b, x in zip(B, vals[name])])
+                print("%-8s(%s): median %s, median paired diff %s (%+.2f%%)" % (
+                    name, what, fmt(m, a.metric), fmt(d, a.metric), d / mb * 100))
         if a.calls:
             tot, allocs = calls_of(last_files)
             print("calls lines (last traced run, %d file(s)):" % len(last_files))

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../tracer/jline.h"
+#include "../tracer/trace_file.h"
 #include "gputrace/status_names.h"
 
 #define STATUS_SLOTS 8       /* distinct statuses kept per function */
@@ -179,6 +180,7 @@ void api_stats_flush(int fd)
 {
 	char buf[512];
 	struct jline j;
+	unsigned long long now = gt_now_us();
 	int f, i;
 
 	if (!used || fd < 0)
@@ -190,6 +192,7 @@ void api_stats_flush(int fd)
 			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_READY)
 				continue;
 			jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALLS));
+			jl_uint(&j, GT_K_TIME, now);
 			jl_str(&j, GT_K_FN, fn_names[f]);
 			jl_int(&j, GT_K_STATUS, s->status);
 			jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name((enum gt_hooked_fn)f, s->status));
@@ -199,6 +202,7 @@ void api_stats_flush(int fd)
 		}
 	}
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOCS));
+	jl_uint(&j, GT_K_TIME, now);
 	jl_int(&j, "held_bytes", __atomic_load_n(&held, __ATOMIC_RELAXED));
 	jl_int(&j, "peak_bytes", __atomic_load_n(&peak, __ATOMIC_RELAXED));
 	jl_uint(&j, "failed", __atomic_load_n(&n_alloc_failed, __ATOMIC_RELAXED));

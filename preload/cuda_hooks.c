@@ -28,6 +28,13 @@ static const char *const hooked_names[] = {
 #undef GT_HOOK_NAME
 };
 
+/* Hot functions are only counted: a line per call would cost a write(2). */
+static const bool hooked_hot[] = {
+#define GT_HOOK_HOT(sym, fam, api, hot) hot,
+	GT_HOOKED(GT_HOOK_HOT)
+#undef GT_HOOK_HOT
+};
+
 void *handle_of_loaded(const void *addr)
 {
 	Dl_info info;
@@ -151,7 +158,7 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 
 	preload_arm_flush();
 	n = api_stats_count(fn, status, bytes);
-	if (n >= 1 && n <= CALL_EVENTS_PER_STATUS)
+	if (!hooked_hot[fn] && n >= 1 && n <= CALL_EVENTS_PER_STATUS)
 		write_call(fn, status, real, reason, value, has_value);
 	if (n == 1)
 		versions_of_library_at(real);
@@ -199,6 +206,7 @@ typedef int (*cudaMalloc_fn)(void **, size_t);
 typedef int (*cudaMallocAsync_fn)(void **, size_t, void *);
 typedef int (*cudaMallocManaged_fn)(void **, size_t, unsigned int);
 typedef int (*cudaFree_fn)(void *);
+typedef int (*cudaFreeAsync_fn)(void *, void *);
 typedef int (*cudaSetDevice_fn)(int);
 typedef int (*cudaGetDeviceCount_fn)(int *);
 typedef int (*cudnnCreate_fn)(void **);
@@ -257,6 +265,19 @@ GT_EXPORT int cudaFree(void *ptr)
 	status = real(ptr);
 	HOOK_RECORD({
 		if (api_stats_count(GT_FN_cudaFree, status, 0) == 1)
+			versions_of_library_at((void *)real);
+		if (status == 0)
+			api_stats_free((uintptr_t)ptr);
+	});
+	return status;
+}
+
+GT_EXPORT int cudaFreeAsync(void *ptr, void *stream)
+{
+	HOOK_PROLOGUE(cudaFreeAsync);
+	status = real(ptr, stream);
+	HOOK_RECORD({
+		if (api_stats_count(GT_FN_cudaFreeAsync, status, 0) == 1)
 			versions_of_library_at((void *)real);
 		if (status == 0)
 			api_stats_free((uintptr_t)ptr);

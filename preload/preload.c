@@ -52,6 +52,8 @@ static void on_fatal_signal(int sig)
 	preload_flush_stats(fd);
 	if (fd >= 0) {
 		jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
+		jl_uint(&j, GT_K_TIME, gt_now_us());
+		jl_int(&j, GT_K_TID, gt_gettid());
 		jl_str(&j, "what", "fatal_signal");
 		jl_int(&j, "signal", sig);
 		gt_write_all(fd, buf, jl_end(&j));

@@ -81,6 +81,7 @@ static void write_version(const char *lib, const char *fn, long long value, int 
 	if (fd < 0)
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_VERSION));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_str(&j, GT_K_LIB, lib);
 	jl_str(&j, GT_K_FN, fn);
 	if (prop >= 0)
@@ -141,9 +142,20 @@ static void note_queries(const char *what)
 	if (fd < 0)
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_str(&j, "what", what);
 	jl_int(&j, GT_K_TID, gt_gettid());
 	gt_write_all(fd, buf, jl_end(&j));
+}
+
+/* cuDNN 9's version call loads libcudnn_graph when it is not there yet. */
+static bool cudnn_safe(struct link_map *cudnn)
+{
+	struct gt_family_info fi;
+
+	if (gt_classify(cudnn->l_name, &fi) && fi.version[0] == '8')
+		return true;
+	return component_loaded(cudnn, "cudnn_graph");
 }
 
 static void ask_library(struct link_map *map)
@@ -154,7 +166,12 @@ static void ask_library(struct link_map *map)
 
 	void *handle;
 
-	if (!map->l_name || map->l_name[0] != '/' || !gt_classify(map->l_name, &fi) || !claim(map))
+	if (!map->l_name || map->l_name[0] != '/' || !gt_classify(map->l_name, &fi))
+		return;
+	/* Asked later again (at exit) if it is not safe yet. */
+	if (strcmp(fi.component, "cudnn") == 0 && !cudnn_safe(map))
+		return;
+	if (!claim(map))
 		return;
 	/* Only a dlopen handle searches from that object: RTLD_NOLOAD maps nothing. */
 	handle = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
@@ -180,16 +197,6 @@ void versions_of_library_at(const void *fn_addr)
 		ask_library(map);
 }
 
-/* cuDNN 9's version call loads libcudnn_graph when it is not there yet. */
-static bool cudnn_safe(struct link_map *cudnn)
-{
-	struct gt_family_info fi;
-
-	if (gt_classify(cudnn->l_name, &fi) && fi.version[0] == '8')
-		return true;
-	return component_loaded(cudnn, "cudnn_graph");
-}
-
 void versions_of_loaded_libraries(void)
 {
 	struct link_map *self = NULL, *head, *m;
@@ -201,10 +208,7 @@ void versions_of_loaded_libraries(void)
 	for (head = self; head->l_prev; head = head->l_prev)
 		;
 	for (m = head; m; m = m->l_next) {
-		if (!m->l_name || !gt_classify(m->l_name, &fi) || already_versioned(m))
-			continue;
-		if (strcmp(fi.component, "cudnn") == 0 && !cudnn_safe(m))
-			continue;
-		ask_library(m);
+		if (m->l_name && gt_classify(m->l_name, &fi) && !already_versioned(m))
+			ask_library(m);
 	}
 }

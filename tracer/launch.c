@@ -256,7 +256,7 @@ int run_command(char *const *argv)
 /* The folder traces go to: -o DIR (created 0700 if missing), else
  * $GPUTRACE_DIR, else a fresh ${TMPDIR:-/tmp}/gputrace.XXXXXX. Absolute, since
  * the command may change its working folder. */
-static bool prepare_out_dir(const char *want, char *out, size_t cap)
+static bool prepare_out_dir(const char *want, char *out, size_t cap, bool *made_temp)
 {
 	const char *tmp = getenv("TMPDIR");
 	char templ[PATH_MAX];
@@ -281,6 +281,7 @@ static bool prepare_out_dir(const char *want, char *out, size_t cap)
 		return false;
 	}
 	snprintf(out, cap, "%s", templ);
+	*made_temp = true;
 	return true;
 }
 
@@ -313,6 +314,7 @@ int launch_traced(const struct launch_opts *o)
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
 	const char *why;
 	int status, err;
+	bool made_temp = false;
 
 	if (getenv("GPUTRACE_DISABLE") && strcmp(getenv("GPUTRACE_DISABLE"), "0") != 0 &&
 	    *getenv("GPUTRACE_DISABLE"))
@@ -325,11 +327,15 @@ int launch_traced(const struct launch_opts *o)
 	err = resolve_command(o->argv[0], cmd, sizeof(cmd));
 	if (err == 0 && (why = untraceable_reason(cmd)) != NULL)
 		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
-	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir)))
+	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
 		return 127;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return 127;
 	status = run_command(o->argv);
+	/* A folder of our own making that nothing was written to goes again
+	 * (the command could not be run, or was static). */
+	if (made_temp && rmdir(dir) == 0)
+		return status;
 	if (!o->quiet)
 		print_summary(dir, status);
 	return status;

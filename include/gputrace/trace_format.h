@@ -41,6 +41,7 @@ enum gt_event {
 	X(cudaMallocAsync, "cudart", GT_API_CUDART, 1)            \
 	X(cudaMallocManaged, "cudart", GT_API_CUDART, 1)          \
 	X(cudaFree, "cudart", GT_API_CUDART, 1)                   \
+	X(cudaFreeAsync, "cudart", GT_API_CUDART, 1)              \
 	X(cudnnCreate, "cudnn", GT_API_CUDNN9, 0)                 \
 	X(cublasCreate_v2, "cublas", GT_API_CUBLAS, 0)            \
 	X(cublasLtCreate, "cublas", GT_API_CUBLAS, 0)             \
