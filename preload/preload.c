@@ -31,7 +31,7 @@ static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 
 int preload_fd(void)
 {
-	return preload_ready ? gt_trace_fd(&preload_trace) : -1;
+	return preload_ready ? gt_trace_fd_checked(&preload_trace) : -1;
 }
 
 void preload_flush_stats(int fd)
@@ -162,7 +162,7 @@ __attribute__((destructor)) static void gputrace_preload_fini(void)
 	struct jline j;
 	int saved = errno, fd;
 
-	if (!preload_ready || (fd = gt_trace_fd(&preload_trace)) < 0)
+	if (!preload_ready || (fd = gt_trace_fd_checked(&preload_trace)) < 0)
 		return;
 	/* A process that never called a hooked function (import torch alone):
 	 * its libraries' versions are asked here, the last chance. (An exit

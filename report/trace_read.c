@@ -107,15 +107,17 @@ static void on_search(struct gt_process *p, json_t *o)
 	s->requester = field(o, GT_K_REQUESTER);
 }
 
-static void on_try(struct gt_process *p, json_t *o)
+/* The candidates of a search come with its conclusion (open or search_end). */
+static void take_tries(struct gt_search *s, json_t *o)
 {
-	struct gt_search *s = find_search(p, (unsigned long)json_integer_value(json_object_get(o, GT_K_SEARCH)));
+	json_t *tries = json_object_get(o, GT_K_TRIES), *t;
+	size_t i;
 
-	if (!s)
-		return;
-	s->tries = grow(s->tries, s->ntries, sizeof(*s->tries));
-	s->tries[s->ntries].path = field(o, GT_K_PATH);
-	s->tries[s->ntries++].rule = field(o, GT_K_RULE);
+	json_array_foreach(tries, i, t) {
+		s->tries = grow(s->tries, s->ntries, sizeof(*s->tries));
+		s->tries[s->ntries].path = field(t, GT_K_PATH);
+		s->tries[s->ntries++].rule = field(t, GT_K_RULE);
+	}
 }
 
 static struct gt_object *add_object(struct gt_process *p, json_t *o)
@@ -141,6 +143,7 @@ static void on_open(struct gt_process *p, json_t *o)
 	ob->name = field(o, GT_K_NAME);
 	ob->rule = field(o, GT_K_RULE);
 	if (s) {
+		take_tries(s, o);
 		ob->requester = xstrdup(s->requester);
 		free(s->result);
 		s->result = xstrdup("found");
@@ -157,6 +160,7 @@ static void on_search_end(struct gt_process *p, json_t *o)
 	free(s->result);
 	s->result = field(o, GT_K_RESULT);
 	s->path = field(o, GT_K_PATH);
+	take_tries(s, o);
 }
 
 static void on_close(struct gt_process *p, json_t *o)
@@ -214,8 +218,6 @@ static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const ch
 		on_header(p, o, seen_header);
 	} else if (strcmp(ev, "search") == 0) {
 		on_search(p, o);
-	} else if (strcmp(ev, "try") == 0) {
-		on_try(p, o);
 	} else if (strcmp(ev, "open") == 0) {
 		on_open(p, o);
 	} else if (strcmp(ev, "search_end") == 0) {

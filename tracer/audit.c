@@ -22,7 +22,11 @@
 #define GT_EXPORT __attribute__((visibility("default")))
 
 static struct gt_trace audit_trace = { .fd = -1, .source = "audit" };
-static char line_buf[65536];
+/* A line holds a search's whole list of tries: room for both. */
+static char line_buf[65536 + 131072];
+static char tries_buf[131072];
+static struct jline tries;   /* the open search's candidates, as a JSON fragment */
+static char exe_path[PATH_MAX]; /* this image's executable, read once */
 
 /* The search in progress: set by the LA_SER_ORIG call, closed by the object
  * it mapped or, if none, by the next search or the next loader activity. */
@@ -48,11 +52,14 @@ static void emit(struct jline *j)
 	gt_trace_write(&audit_trace, line_buf, jl_end(j));
 }
 
+/* Every line has a time; only the lines that start something carry the
+ * thread (a search's conclusion is on the same thread, under the loader lock). */
 static void begin(struct jline *j, enum gt_event ev)
 {
 	jl_begin(j, line_buf, sizeof(line_buf), gt_event_name(ev));
 	jl_uint(j, GT_K_TIME, gt_now_us());
-	jl_int(j, GT_K_TID, gt_gettid());
+	if (ev == GT_EV_SEARCH || ev == GT_EV_CLOSE)
+		jl_int(j, GT_K_TID, gt_gettid());
 }
 
 /* The value of `tag` in a map's dynamic section, or `none`. */
@@ -110,17 +117,19 @@ static bool carries_static_cudart(const struct link_map *map, const char *path)
 }
 
 /* The main program's l_name is empty; the trace wants a path. */
-static const char *map_path(const struct link_map *map, char *buf, size_t cap)
+static const char *map_path(const struct link_map *map)
 {
 	ssize_t n;
 
 	if (map->l_name && map->l_name[0])
 		return map->l_name;
-	n = readlink("/proc/self/exe", buf, cap - 1);
-	if (n <= 0)
-		return "";
-	buf[n] = 0;
-	return buf;
+	if (!exe_path[0]) {
+		n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+		if (n <= 0)
+			return "";
+		exe_path[n] = 0;
+	}
+	return exe_path;
 }
 
 static enum gt_rule rule_of(unsigned int flag)
@@ -162,6 +171,15 @@ static const struct link_map *loaded_as(const char *path, const struct link_map 
 	return NULL;
 }
 
+static void add_tries(struct jline *j)
+{
+	if (!cur.tries)
+		return;
+	jl_raw_array(j, GT_K_TRIES, &tries);
+	if (tries.truncated)
+		jl_bool(j, "tries_truncated", true);
+}
+
 /* Ends the open search that mapped nothing: not found, or already loaded. */
 static void end_search(const struct link_map *any)
 {
@@ -182,6 +200,7 @@ static void end_search(const struct link_map *any)
 		jl_str(&j, GT_K_RESULT, m ? GT_RESULT_ALREADY_LOADED : GT_RESULT_NOT_FOUND);
 		if (m)
 			jl_str(&j, GT_K_PATH, m->l_name);
+		add_tries(&j);
 		emit(&j);
 	}
 	cur.seq = 0;
@@ -199,39 +218,40 @@ GT_EXPORT unsigned int la_version(unsigned int version)
 
 static void start_search(const char *name, const struct link_map *requester)
 {
-	char exe[PATH_MAX];
 	struct jline j;
 
 	end_search(requester);
 	cur.seq = next_seq++;
 	cur.tries = 0;
 	cur.last_try[0] = 0;
+	jl_fragment_begin(&tries, tries_buf, sizeof(tries_buf));
 	strncpy(cur.name, name, sizeof(cur.name) - 1);
 	cur.has_runpath = dyn_value(requester, DT_RUNPATH, 0) != 0;
-	if (trace_fd() < 0)
+	/* The start of each search is where the fd is checked to be still ours
+	 * (trace_fd_checked): once per library, not once per line. */
+	if (gt_trace_fd_checked(&audit_trace) < 0)
 		return;
 	begin(&j, GT_EV_SEARCH);
 	jl_uint(&j, GT_K_SEQ, cur.seq);
 	jl_str(&j, GT_K_NAME, name);
 	if (requester)
-		jl_str(&j, GT_K_REQUESTER, map_path(requester, exe, sizeof(exe)));
+		jl_str(&j, GT_K_REQUESTER, map_path(requester));
 	emit(&j);
 }
 
+/* Candidates are kept in memory and written with the search's conclusion:
+ * one line per library instead of one per candidate. */
 static void record_try(const char *path, unsigned int flag)
 {
-	struct jline j;
-
 	cur.tries++;
 	cur.last_rule = rule_of(flag);
 	strncpy(cur.last_try, path, sizeof(cur.last_try) - 1);
-	if (trace_fd() < 0)
+	if (tries.truncated)
 		return;
-	begin(&j, GT_EV_TRY);
-	jl_uint(&j, GT_K_SEARCH, cur.seq);
-	jl_str(&j, GT_K_PATH, path);
-	jl_str(&j, GT_K_RULE, gt_rule_name(cur.last_rule));
-	emit(&j);
+	jl_object_open(&tries);
+	jl_str(&tries, GT_K_PATH, path);
+	jl_str(&tries, GT_K_RULE, gt_rule_name(cur.last_rule));
+	jl_object_end(&tries);
 }
 
 GT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
@@ -259,7 +279,6 @@ static enum gt_rule open_rule(const char *path)
 
 GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	char exe[PATH_MAX];
 	const char *path, *soname;
 	struct jline j;
 	int saved = errno;
@@ -267,7 +286,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
 	if (!active || trace_fd() < 0)
 		goto out;
-	path = map_path(map, exe, sizeof(exe));
+	path = map_path(map);
 	begin(&j, GT_EV_OPEN);
 	jl_str(&j, GT_K_PATH, path);
 	soname = map->l_name && map->l_name[0] == '/' ? soname_of(map) : NULL;
@@ -281,6 +300,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 		jl_uint(&j, GT_K_SEARCH, cur.seq);
 		jl_str(&j, GT_K_NAME, cur.name);
 		jl_str(&j, GT_K_RULE, gt_rule_name(open_rule(path)));
+		add_tries(&j);
 	}
 	emit(&j);
 out:

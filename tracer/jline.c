@@ -279,6 +279,49 @@ void jl_object_begin(struct jline *j, const char *k)
 	j->need_comma = false;
 }
 
+void jl_fragment_begin(struct jline *j, char *buf, size_t cap)
+{
+	j->buf = buf;
+	j->cap = cap > JL_RESERVE + 2 ? cap : 0;
+	j->len = 0;
+	j->truncated = false;
+	j->in_array = false;
+	j->depth = 0;
+	j->need_comma = false;
+}
+
+void jl_object_open(struct jline *j)
+{
+	if (j->cap == 0 || j->in_array)
+		return;
+	if (!room(j, 3)) {
+		j->truncated = true;
+		return;
+	}
+	if (j->need_comma)
+		raw(j, ",", 1);
+	raw(j, "{", 1);
+	j->cap--;  /* the closing brace is kept room for */
+	j->depth++;
+	j->need_comma = false;
+}
+
+void jl_raw_array(struct jline *j, const char *k, const struct jline *fragment)
+{
+	size_t mark = j->len;
+
+	if (j->cap == 0)
+		return;
+	if (!key(j, k) || !room(j, fragment->len + 2)) {
+		j->len = mark;
+		j->truncated = true;
+		return;
+	}
+	raw(j, "[", 1);
+	raw(j, fragment->buf, fragment->len);
+	raw(j, "]", 1);
+}
+
 void jl_object_end(struct jline *j)
 {
 	if (j->depth == 0)

@@ -29,6 +29,13 @@ void jl_bool(struct jline *j, const char *key, bool v);
 void jl_array_begin(struct jline *j, const char *key);
 void jl_array_str(struct jline *j, const char *val, size_t n);
 void jl_array_end(struct jline *j);
+/* A fragment: no braces and no "ev", for a list of objects built ahead of the
+ * line it goes into (jl_object_open for each element, then jl_raw_array). */
+void jl_fragment_begin(struct jline *j, char *buf, size_t cap);
+/* Opens an object without a key: an element of a fragment. */
+void jl_object_open(struct jline *j);
+/* Appends "key":[<the fragment's text>]. */
+void jl_raw_array(struct jline *j, const char *key, const struct jline *fragment);
 /* Nested objects: jl_object_begin, fields, jl_object_end. */
 void jl_object_begin(struct jline *j, const char *key);
 void jl_object_end(struct jline *j);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -315,20 +316,46 @@ static int open_trace(struct gt_trace *t)
 	return -1;
 }
 
+/* After fork the child must write its own file. getpid() is a system call
+ * on every line; a page the kernel wipes in the child tells it for free. */
+static void arm_canary(struct gt_trace *t)
+{
+	if (!t->canary) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return;
+		if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+			munmap(p, 4096);
+			return;  /* older kernels: getpid() on every line */
+		}
+		t->canary = p;
+	}
+	*t->canary = 1;
+}
+
+static bool same_process(struct gt_trace *t)
+{
+	if (t->canary)
+		return *t->canary != 0;
+	return t->pid == getpid();
+}
+
 int gt_trace_fd(struct gt_trace *t)
 {
-	pid_t pid = getpid();
-	int saved = errno;
+	int saved;
 
-	if (t->pid == pid)
+	if (t->pid != 0 && same_process(t))
 		return t->fd;
 	/* First use, or the first use in a child after fork: the inherited fd is
 	 * the parent's file, and the child writes its own. The inherited fd is
 	 * left open (it is O_CLOEXEC): after vfork the number may be the parent's
 	 * and closing it would close someone else's file. */
+	saved = errno;
 	t->fd = -1;
-	t->pid = pid;
+	t->pid = getpid();
 	t->failed = open_trace(t) < 0;
+	arm_canary(t);
 	errno = saved;
 	return t->fd;
 }
@@ -360,11 +387,18 @@ static bool fd_still_ours(struct gt_trace *t)
 	return false;
 }
 
+int gt_trace_fd_checked(struct gt_trace *t)
+{
+	int saved = errno, fd = gt_trace_fd(t);
+
+	if (fd >= 0 && !fd_still_ours(t))
+		fd = -1;
+	errno = saved;
+	return fd;
+}
+
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len)
 {
-	int saved = errno;
-
-	if (t->fd >= 0 && len && fd_still_ours(t))
+	if (t->fd >= 0 && len)
 		gt_write_all(t->fd, line, len);
-	errno = saved;
 }

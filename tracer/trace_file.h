@@ -13,8 +13,9 @@ struct gt_trace {
 	pid_t pid;             /* the process the fd belongs to */
 	bool failed;           /* opening failed for this pid: stay quiet */
 	const char *source;    /* "audit" or "preload" */
-	dev_t dev;             /* identity of the file behind fd, checked before */
-	ino_t ino;             /* each write: the program may have closed our fd */
+	dev_t dev;             /* identity of the file behind fd: the program may */
+	ino_t ino;             /* close our fd and reuse its number */
+	volatile char *canary; /* a MADV_WIPEONFORK page: 0 in a child after fork */
 	char path[PATH_MAX];
 };
 
@@ -22,6 +23,10 @@ struct gt_trace {
  * re-opening) it first. -1 when tracing is off or the file cannot be used;
  * the caller then does nothing. Writes a header when it opens. */
 int gt_trace_fd(struct gt_trace *t);
+
+/* The same, after making sure the fd still is our file (one fstat): for the
+ * start of a burst of lines, not for every line. */
+int gt_trace_fd_checked(struct gt_trace *t);
 
 /* Write one finished line (from jl_end) to the trace. */
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len);

@@ -12,9 +12,8 @@
 #define GT_EVENTS(X)                                                            \
 	X(HEADER, "header", "first line: process identity and loader environment") \
 	X(SEARCH, "search", "the loader starts looking for a name (la_objsearch ORIG)") \
-	X(TRY, "try", "one candidate path the loader tried, with its rule")     \
-	X(OPEN, "open", "an object was mapped (la_objopen)")                    \
-	X(SEARCH_END, "search_end", "a search ended without mapping a new object") \
+	X(OPEN, "open", "an object was mapped (la_objopen), with the search's tries") \
+	X(SEARCH_END, "search_end", "a search ended without mapping a new object, with its tries") \
 	X(CLOSE, "close", "an object was unmapped by dlclose (la_objclose)")    \
 	X(LINKMAP, "linkmap", "one object of the link map, listed at exit")     \
 	X(NOTE, "note", "something gputrace itself wants the report to know")  \
@@ -86,7 +85,8 @@ enum gt_rule {
 #define GT_K_PID "pid"
 #define GT_K_TID "tid"
 #define GT_K_SEQ "seq"        /* search number, unique within one process */
-#define GT_K_SEARCH "search"  /* the seq of the search a try/open/search_end belongs to */
+#define GT_K_SEARCH "search"  /* the seq of the search an open/search_end belongs to */
+#define GT_K_TRIES "tries"    /* every candidate path the loader tried, in order: {path, rule} */
 #define GT_K_NAME "name"
 #define GT_K_REQUESTER "requester"
 #define GT_K_PATH "path"

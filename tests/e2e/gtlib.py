@@ -57,9 +57,11 @@ class Trace:
         for s in self.events("search"):
             if name is None or value(s, "name") == name:
                 s = dict(s)
-                s["tries"] = [t for t in self.events("try") if t["search"] == s["seq"]]
                 ends = [e for e in self.events("search_end") if e["search"] == s["seq"]]
                 s["end"] = ends[0] if ends else None
+                opens = [e for e in self.events("open") if e.get("search") == s["seq"]]
+                done = ends or opens
+                s["tries"] = done[0].get("tries", []) if done else []
                 out.append(s)
         return out
 

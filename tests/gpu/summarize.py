@@ -21,8 +21,8 @@ def summarize(path):
     searches = {o["seq"]: o for o in lines if o["ev"] == "search"}
     tries, misses = {}, {}
     for o in lines:
-        if o["ev"] == "try":
-            tries.setdefault(o["search"], []).append(o)
+        if o["ev"] in ("open", "search_end") and "search" in o:
+            tries[o["search"]] = o.get("tries", [])
     for o in lines:
         ev = o["ev"]
         if ev == "open" and FAMILY.search(os.path.basename(value(o, "path") or "")):
