@@ -4,7 +4,10 @@
  * of the link map, so LD_PRELOAD alone still says which files were loaded
  * (without the search trail, which only the audit half sees). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <sys/auxv.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,7 +24,7 @@ struct gt_trace preload_trace = { .fd = -1, .source = "preload" };
 bool preload_ready;
 __thread int gt_in_hook;
 
-static char exit_buf[16384];
+static char exit_buf[65536];
 static int flush_armed;
 static int stats_flushed;
 
@@ -109,19 +112,56 @@ static void after_fork_in_child(void)
 	gt_trace_fd(&preload_trace);
 }
 
+/* The exit listing is gathered into one buffer and written in few writes. */
+struct listing {
+	int fd;
+	size_t len;
+};
+
 static int list_object(struct dl_phdr_info *info, size_t size, void *data)
 {
+	struct listing *l = data;
+	char line[PATH_MAX + 256];
 	struct jline j;
-	int fd = *(int *)data;
+	size_t n;
 
 	(void)size;
 	/* The main program and the vDSO have no path here; the header names the exe. */
 	if (!info->dlpi_name || info->dlpi_name[0] != '/')
 		return 0;
-	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_LINKMAP));
+	jl_begin(&j, line, sizeof(line), gt_event_name(GT_EV_LINKMAP));
 	jl_str(&j, GT_K_PATH, info->dlpi_name);
-	gt_write_all(fd, exit_buf, jl_end(&j));
+	n = jl_end(&j);
+	if (l->len + n > sizeof(exit_buf)) {
+		gt_write_all(l->fd, exit_buf, l->len);
+		l->len = 0;
+	}
+	memcpy(exit_buf + l->len, line, n);
+	l->len += n;
 	return 0;
+}
+
+/* The audit half saw every object map and unmap: the listing would repeat it.
+ * It is active when LD_AUDIT names this library and the process is not in
+ * secure mode (where the loader ignores such paths). */
+static bool audit_half_active(void)
+{
+	const char *audit = getenv("LD_AUDIT");
+	Dl_info self;
+
+	if (!audit || getauxval(AT_SECURE) || !dladdr((void *)audit_half_active, &self) ||
+	    !self.dli_fname)
+		return false;
+	return strstr(audit, self.dli_fname) != NULL;
+}
+
+static void list_link_map(int fd)
+{
+	struct listing l = { .fd = fd, .len = 0 };
+
+	dl_iterate_phdr(list_object, &l);
+	if (l.len)
+		gt_write_all(fd, exit_buf, l.len);
 }
 
 /* dl_iterate_phdr lists the caller's own namespace, and only the base
@@ -170,7 +210,8 @@ __attribute__((destructor)) static void gputrace_preload_fini(void)
 	if (!__atomic_load_n(&flush_armed, __ATOMIC_ACQUIRE))
 		ask_versions_at_exit();
 	preload_flush_stats(fd);
-	dl_iterate_phdr(list_object, &fd);
+	if (!audit_half_active())
+		list_link_map(fd);
 	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_PID, getpid());
