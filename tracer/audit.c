@@ -108,7 +108,9 @@ static bool needs_cudart(const struct link_map *map)
 
 /* nvcc links the CUDA runtime statically by default: such an object carries
  * device code (a fat binary section) but needs no libcudart. Its runtime
- * calls never reach our hooks, and the report must say so. */
+ * calls never reach our hooks, and the report must say so. Only the main
+ * program is read here (section headers are not mapped, so this costs an open
+ * and three reads): libraries are left to the report, which reads the files. */
 static bool carries_static_cudart(const struct link_map *map, const char *path)
 {
 	static const char *const fatbin[] = { ".nvFatBinSegment", ".nv_fatbin" };
@@ -294,7 +296,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	jl_int(&j, GT_K_NS, (long long)lmid);
 	if (!map->l_name || !map->l_name[0])
 		jl_bool(&j, "main", true);
-	if (path[0] == '/' && carries_static_cudart(map, path))
+	if ((!map->l_name || !map->l_name[0]) && path[0] == '/' && carries_static_cudart(map, path))
 		jl_bool(&j, "cudart_static", true);
 	if (cur.seq) {
 		jl_uint(&j, GT_K_SEARCH, cur.seq);

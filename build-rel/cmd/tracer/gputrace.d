@@ -1,0 +1,2 @@
+build-rel/cmd/tracer/gputrace.o: tracer/gputrace.c tracer/launch.h
+tracer/launch.h:

@@ -1,0 +1,2 @@
+build-rel/cmd/tracer/launch.o: tracer/launch.c tracer/launch.h
+tracer/launch.h:

@@ -1,0 +1,1 @@
+build-rel/gputrace-probe: probe/gputrace-probe.c
