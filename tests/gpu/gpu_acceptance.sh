@@ -40,12 +40,17 @@ section machine
 { nvidia-smi -L; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())'
   ls /lib/x86_64-linux-gnu/ | grep -E '^libcudnn(_graph)?\.so' ; uname -r; ldd --version | head -1; } 2>&1 | tee -a "$LOG"
 
-run_pair conv "" "$CONV" 60
-run_pair conv_llp "LD_LIBRARY_PATH=/lib/x86_64-linux-gnu" "$CONV" 60
-run_pair nodev "CUDA_VISIBLE_DEVICES=" 'import torch; print(torch.cuda.is_available(), torch.cuda.device_count())' 20
+PARTS=${GPU_PARTS:-conv llp nodev bench}
+case " $PARTS " in *" conv "*) run_pair conv "" "$CONV" 60 ;; esac
+# The system cuDNN 9.14 first on LD_LIBRARY_PATH, in front of what is there.
+case " $PARTS " in *" llp "*) run_pair conv_llp "LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" \
+	"$CONV
+print(\"cudnn.version()\", torch.backends.cudnn.version())" 60 ;; esac
+case " $PARTS " in *" nodev "*) run_pair nodev "CUDA_VISIBLE_DEVICES=" \
+	'import torch; print(torch.cuda.is_available(), torch.cuda.device_count())' 20 ;; esac
 
-if [ -x bench/torch_overhead.sh ]; then
+if [ -x bench/torch_overhead.sh ] && case " $PARTS " in *" bench "*) true ;; *) false ;; esac; then
 	section "overhead: paired runs, bare vs traced"
-	GPUTRACE=$GT bench/torch_overhead.sh 2>&1 | tee -a "$LOG" | tail -8
+	R=${R:-7} GPUTRACE=$GT bench/torch_overhead.sh 2>&1 | tee -a "$LOG" | tail -8
 fi
 tar czf "$OUT/traces.tgz" -C "$W" .
