@@ -62,6 +62,16 @@ static void begin(struct jline *j, enum gt_event ev)
 		jl_int(j, GT_K_TID, gt_gettid());
 }
 
+/* Copies a NUL-terminated string into a fixed buffer, truncating; unlike
+ * strncpy it does not fill the rest of the buffer with zeros. */
+static void copy_bounded(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 /* The value of `tag` in a map's dynamic section, or `none`. */
 static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
 {
@@ -227,7 +237,7 @@ static void start_search(const char *name, const struct link_map *requester)
 	cur.tries = 0;
 	cur.last_try[0] = 0;
 	jl_fragment_begin(&tries, tries_buf, sizeof(tries_buf));
-	strncpy(cur.name, name, sizeof(cur.name) - 1);
+	copy_bounded(cur.name, sizeof(cur.name), name);
 	cur.has_runpath = dyn_value(requester, DT_RUNPATH, 0) != 0;
 	/* The start of each search is where the fd is checked to be still ours
 	 * (trace_fd_checked): once per library, not once per line. */
@@ -247,7 +257,7 @@ static void record_try(const char *path, unsigned int flag)
 {
 	cur.tries++;
 	cur.last_rule = rule_of(flag);
-	strncpy(cur.last_try, path, sizeof(cur.last_try) - 1);
+	copy_bounded(cur.last_try, sizeof(cur.last_try), path);
 	if (tries.truncated)
 		return;
 	jl_object_open(&tries);

@@ -54,16 +54,32 @@ static void put(char *out, size_t cap, size_t *pos, const char *s, size_t n)
 			out[*pos] = s[i];
 }
 
+/* Bytes that a JSON string may hold as they are: printable ASCII but the quote
+ * and the backslash. Paths are almost all of these, so they are copied in runs. */
+static bool plain_ascii(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 size_t jl_escape(char *out, size_t cap, const char *val, size_t n, bool *lossy)
 {
 	const unsigned char *s = (const unsigned char *)val;
-	size_t pos = 0, i = 0, len;
+	size_t pos = 0, i = 0, len, run;
 	char esc[6];
 
 	*lossy = false;
 	while (i < n) {
 		unsigned char c = s[i];
 
+		for (run = i; run < n && plain_ascii(s[run]); run++)
+			;
+		if (run > i) {
+			if (pos + (run - i) <= cap)
+				memcpy(out + pos, val + i, run - i);
+			pos += run - i;
+			i = run;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)c;
