@@ -31,6 +31,21 @@ struct alloc_slot {
 };
 
 static struct status_slot slots[GT_FN_COUNT][STATUS_SLOTS];
+
+/* Hot calls are counted per thread, in blocks no other thread writes: no
+ * shared cache line bounces between threads calling cudaMalloc at once. A
+ * block outlives its thread (its counts stay valid); the flush sums them all.
+ * When the pool is used up, counting falls back to the shared atomics. */
+#define THREAD_BLOCKS 512
+struct thread_counts {
+	unsigned long long count[GT_FN_COUNT][STATUS_SLOTS];
+	unsigned long long bytes[GT_FN_COUNT][STATUS_SLOTS];
+} __attribute__((aligned(64)));
+
+static struct thread_counts blocks[THREAD_BLOCKS];
+static int blocks_used;
+static __thread struct thread_counts *my_block;
+static __thread bool no_block;
 static struct alloc_slot allocs[ALLOC_SLOTS];
 static long long held, peak;
 static unsigned long long n_alloc_failed, n_untracked_allocs, n_unknown_frees;
@@ -82,6 +97,41 @@ static struct status_slot *slot_of(enum gt_hooked_fn fn, int status)
 			return &s[i];
 	}
 	return NULL;
+}
+
+static struct thread_counts *thread_block(void)
+{
+	int i;
+
+	if (my_block || no_block)
+		return my_block;
+	i = __atomic_fetch_add(&blocks_used, 1, __ATOMIC_RELAXED);
+	if (i < THREAD_BLOCKS)
+		my_block = &blocks[i];
+	else
+		no_block = true;
+	return my_block;
+}
+
+void api_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes)
+{
+	struct status_slot *s = slot_of(fn, status);
+	struct thread_counts *b;
+
+	if (!used)
+		used = true;
+	if (!s) {
+		partial = true;
+		return;
+	}
+	b = thread_block();
+	if (!b) {
+		__atomic_fetch_add(&s->bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->count, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	b->count[fn][s - slots[fn]]++;
+	b->bytes[fn][s - slots[fn]] += bytes;
 }
 
 unsigned long long api_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
@@ -168,11 +218,31 @@ void api_stats_reset(void)
 {
 	if (!used)
 		return;
+	/* The forking thread keeps its block pointer: the block is zeroed with the
+	 * rest and becomes the child's first. */
+	memset(blocks, 0, sizeof(blocks));
+	blocks_used = my_block ? 1 : 0;
+	if (my_block)
+		my_block = &blocks[0];
 	memset(slots, 0, sizeof(slots));
 	memset(allocs, 0, sizeof(allocs));
 	held = peak = 0;
 	n_alloc_failed = n_untracked_allocs = n_unknown_frees = 0;
 	partial = used = false;
+}
+
+/* The shared count plus every thread's. */
+static unsigned long long total(int f, int i, bool count)
+{
+	int b, n = __atomic_load_n(&blocks_used, __ATOMIC_RELAXED);
+	unsigned long long sum = __atomic_load_n(count ? &slots[f][i].count : &slots[f][i].bytes,
+						 __ATOMIC_RELAXED);
+
+	if (n > THREAD_BLOCKS)
+		n = THREAD_BLOCKS;
+	for (b = 0; b < n; b++)
+		sum += count ? blocks[b].count[f][i] : blocks[b].bytes[f][i];
+	return sum;
 }
 
 /* Runs at exit and inside fatal-signal handlers: stack buffers, write(2) only. */
@@ -196,8 +266,8 @@ void api_stats_flush(int fd)
 			jl_str(&j, GT_K_FN, fn_names[f]);
 			jl_int(&j, GT_K_STATUS, s->status);
 			jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name((enum gt_hooked_fn)f, s->status));
-			jl_uint(&j, GT_K_COUNT, __atomic_load_n(&s->count, __ATOMIC_RELAXED));
-			jl_uint(&j, GT_K_BYTES, __atomic_load_n(&s->bytes, __ATOMIC_RELAXED));
+			jl_uint(&j, GT_K_COUNT, total(f, i, true));
+			jl_uint(&j, GT_K_BYTES, total(f, i, false));
 			gt_write_all(fd, buf, jl_end(&j));
 		}
 	}

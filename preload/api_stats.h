@@ -14,6 +14,9 @@
 /* Counts one call; returns how many calls of this function and status there
  * have been so far (1 for the first), or 0 when the table was full. */
 unsigned long long api_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes);
+/* The same for hot functions, counted per thread; returns nothing (a
+ * process-wide ordinal would need a shared counter). */
+void api_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes);
 /* A device allocation that succeeded / a free. */
 void api_stats_alloc(uintptr_t ptr, unsigned long long size);
 void api_stats_free(uintptr_t ptr);

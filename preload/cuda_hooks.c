@@ -86,21 +86,31 @@ static void *lookup_in_link_map(const char *name)
  * when the caller reached us by a tail call, the return address is in our own
  * code, so the link map in load order is all that is left. Not cached: these
  * answers depend on the caller. */
-static void *real_function(enum gt_hooked_fn fn, const void *caller)
+static void *find_real_function(enum gt_hooked_fn fn, const void *caller)
 {
-	void *p = __atomic_load_n(&next_defs[fn], __ATOMIC_ACQUIRE);
 	Dl_info info;
+	void *p;
+	int saved = errno;
 
-	if (p)
-		return p;
 	p = dlsym(RTLD_NEXT, hooked_names[fn]);
 	if (p) {
 		__atomic_store_n(&next_defs[fn], p, __ATOMIC_RELEASE);
-		return p;
+		goto out;
 	}
 	if (!inside_us(caller) && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] == '/')
 		p = lookup_in(info.dli_fname, hooked_names[fn]);
-	return p ? p : lookup_in_link_map(hooked_names[fn]);
+	if (!p)
+		p = lookup_in_link_map(hooked_names[fn]);
+out:
+	errno = saved;  /* dlsym and dlopen may set it */
+	return p;
+}
+
+static inline void *real_function(enum gt_hooked_fn fn, const void *caller)
+{
+	void *p = __atomic_load_n(&next_defs[fn], __ATOMIC_ACQUIRE);
+
+	return p ? p : find_real_function(fn, caller);
 }
 
 /* What a hook answers when no real definition exists anywhere (a caller found
@@ -150,18 +160,42 @@ static void write_call(enum gt_hooked_fn fn, int status, const void *real, const
 	gt_write_all(fd, buf, jl_end(&j));
 }
 
-/* Bookkeeping after a call, with the guard up and errno kept. */
+/* The first call of each hot function asks its library for its version. */
+static bool first_calls[GT_FN_COUNT];
+
+static void first_call_of(enum gt_hooked_fn fn, const void *real)
+{
+	int saved;
+
+	if (__atomic_load_n(&first_calls[fn], __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&first_calls[fn], true, __ATOMIC_ACQ_REL))
+		return;
+	saved = errno;
+	versions_of_library_at(real);
+	errno = saved;
+}
+
+/* Bookkeeping after a rare call, with the guard up. It writes, so errno is
+ * kept here; the hot paths touch memory only and need not. */
 static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsigned long long bytes,
 		       const char *reason, long long value, bool has_value)
 {
 	unsigned long long n;
+	int saved = errno;
 
 	preload_arm_flush();
+	if (hooked_hot[fn]) {
+		api_stats_count_hot(fn, status, bytes);
+		first_call_of(fn, real);
+		goto out;
+	}
 	n = api_stats_count(fn, status, bytes);
-	if (!hooked_hot[fn] && n >= 1 && n <= CALL_EVENTS_PER_STATUS)
+	if (n >= 1 && n <= CALL_EVENTS_PER_STATUS)
 		write_call(fn, status, real, reason, value, has_value);
 	if (n == 1)
 		versions_of_library_at(real);
+out:
+	errno = saved;
 }
 
 static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void **ptr, size_t size)
@@ -169,18 +203,19 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	unsigned long long n;
 	char buf[512];
 	struct jline j;
-	int fd;
+	int fd, saved;
 
 	preload_arm_flush();
-	if (api_stats_count(fn, status, size) == 1)
-		versions_of_library_at(real);
+	api_stats_count_hot(fn, status, size);
+	first_call_of(fn, real);
 	if (status == 0 && ptr) {
 		api_stats_alloc((uintptr_t)*ptr, size);
 		return;
 	}
 	n = api_stats_alloc_failed();
+	saved = errno;
 	if (n > ALLOC_FAIL_EVENTS || (fd = preload_fd()) < 0)
-		return;
+		goto out;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOC_FAIL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_TID, gt_gettid());
@@ -190,6 +225,8 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name(fn, status));
 	jl_uint(&j, "nth", n);
 	gt_write_all(fd, buf, jl_end(&j));
+out:
+	errno = saved;
 }
 
 /* The real functions' types, as the CUDA headers declare them (handles and
@@ -219,20 +256,20 @@ typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
  * when tracing is on and we are not inside our own code. */
 #define HOOK_PROLOGUE(fn)                                                        \
 	fn##_fn real = (fn##_fn)real_function(GT_FN_##fn, __builtin_return_address(0)); \
-	int status, saved_errno, outer;                                          \
+	int status, outer;                                                       \
 	if (!real)                                                               \
 		return missing_status(GT_FN_##fn)
 
+/* errno is the caller's: whatever may change it (writes, version calls)
+ * saves and restores it where it happens, off the hot path. */
 #define HOOK_RECORD(stmt)                                 \
 	do {                                              \
 		if (!preload_ready || gt_in_hook)         \
 			break;                            \
-		saved_errno = errno;                      \
 		outer = gt_in_hook;                       \
 		gt_in_hook = 1;                           \
 		stmt;                                     \
 		gt_in_hook = outer;                       \
-		errno = saved_errno;                      \
 	} while (0)
 
 GT_EXPORT int cudaMalloc(void **ptr, size_t size)
@@ -264,8 +301,8 @@ GT_EXPORT int cudaFree(void *ptr)
 	HOOK_PROLOGUE(cudaFree);
 	status = real(ptr);
 	HOOK_RECORD({
-		if (api_stats_count(GT_FN_cudaFree, status, 0) == 1)
-			versions_of_library_at((void *)real);
+		api_stats_count_hot(GT_FN_cudaFree, status, 0);
+		first_call_of(GT_FN_cudaFree, (void *)real);
 		if (status == 0)
 			api_stats_free((uintptr_t)ptr);
 	});
@@ -277,8 +314,8 @@ GT_EXPORT int cudaFreeAsync(void *ptr, void *stream)
 	HOOK_PROLOGUE(cudaFreeAsync);
 	status = real(ptr, stream);
 	HOOK_RECORD({
-		if (api_stats_count(GT_FN_cudaFreeAsync, status, 0) == 1)
-			versions_of_library_at((void *)real);
+		api_stats_count_hot(GT_FN_cudaFreeAsync, status, 0);
+		first_call_of(GT_FN_cudaFreeAsync, (void *)real);
 		if (status == 0)
 			api_stats_free((uintptr_t)ptr);
 	});
@@ -333,9 +370,13 @@ GT_EXPORT int cudnnCreate(void **handle)
 
 	HOOK_PROLOGUE(cudnnCreate);
 	status = real(handle);
-	HOOK_RECORD(after_call(GT_FN_cudnnCreate, status, (void *)real, 0,
-			       status ? cudnn_reason((void *)real, status, reason, sizeof(reason)) : NULL,
-			       0, false));
+	HOOK_RECORD({
+		int saved = errno;  /* cuDNN's error calls and dlopen may set it */
+		const char *why = status ? cudnn_reason((void *)real, status, reason, sizeof(reason)) : NULL;
+
+		after_call(GT_FN_cudnnCreate, status, (void *)real, 0, why, 0, false);
+		errno = saved;
+	});
 	return status;
 }
 

@@ -95,10 +95,16 @@ static void ask_versions_at_exit(void)
  * signal handlers only for processes that use CUDA. */
 void preload_arm_flush(void)
 {
-	if (__atomic_exchange_n(&flush_armed, 1, __ATOMIC_ACQ_REL))
+	/* A plain load first: this runs on every intercepted call. */
+	int saved;
+
+	if (__atomic_load_n(&flush_armed, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&flush_armed, 1, __ATOMIC_ACQ_REL))
 		return;
+	saved = errno;
 	atexit(ask_versions_at_exit);
 	install_fatal_handlers();
+	errno = saved;
 }
 
 /* In the child of fork: open the child's own file now, while only one thread
