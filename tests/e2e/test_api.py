@@ -104,6 +104,16 @@ class Totals(unittest.TestCase):
         self.assertFalse(t.ended_cleanly())
         cleanup(r)
 
+    def test_errno_untouched(self):
+        """The fake runtime leaves errno alone; with the hooks it must stay so,
+        also on the calls that make gputrace write and ask versions."""
+        bare = run_bare([CUDA_OPS, "errno"], env=DRIVER)
+        r = run_traced([CUDA_OPS, "errno"], env=DRIVER, opts=["-q"])
+        self.assertIn(b"errno=77", bare.stdout)
+        self.assertEqual(r.proc.stdout, bare.stdout)
+        self.assertTrue(r.traces[0].events("alloc_fail"))
+        cleanup(r)
+
     def test_output_and_status_unchanged(self):
         argv = [CUDA_OPS, "m:100", "n", "f"]
         bare = run_bare(argv, env=DRIVER)

@@ -4,7 +4,9 @@
  *   f          cudaFree of the oldest pointer kept
  *   n          cudaGetDeviceCount
  *   t:T:N      T threads, each N cudaMalloc(256)/cudaFree pairs
+ *   errno      set errno to 77, make calls that write trace lines, print errno
  *   segv       die by SIGSEGV */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,13 @@ static void run_op(const char *op)
 		printf("cudaGetDeviceCount=%d\n", cudaGetDeviceCount(&count));
 	} else if (sscanf(op, "t:%d:%ld", &t, &n) == 2) {
 		run_threads(t, n);
+	} else if (strcmp(op, "errno") == 0) {
+		errno = 77;
+		cudaGetDeviceCount(&count);
+		cudaMalloc(&p, (size_t)1 << 62);
+		cudaMalloc(&p, 512);
+		cudaFree(p);
+		printf("errno=%d\n", errno);
 	} else if (strcmp(op, "segv") == 0) {
 		fflush(stdout);
 		*(volatile int *)(long)t = 0;
