@@ -50,7 +50,7 @@ clean:
 
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
 CMD_SRC := tracer/gputrace.c tracer/launch.c report/trace_read.c report/summary.c report/family.c \
-	report/status_names.c tracer/trace_format.c
+	report/status_names.c tracer/trace_format.c tracer/jline.c
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 
@@ -63,8 +63,7 @@ $(BUILD)/gputrace: $(CMD_OBJ)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/tracer/gputrace.o,$(CMD_OBJ)) \
-	$(BUILD)/cmd/tracer/jline.o
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/tracer/gputrace.o,$(CMD_OBJ))
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)

@@ -85,6 +85,7 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 	*seen_header = true;
 	if (p->exe)
 		return;  /* the first header names the process */
+	p->env = json_incref(json_object_get(o, "env"));
 	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
 	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
 	p->host = field(o, "host");
@@ -103,6 +104,7 @@ static void on_search(struct gt_process *p, json_t *o)
 	s = &p->searches[p->nsearches++];
 	memset(s, 0, sizeof(*s));
 	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
+	s->ours = p->in_queries;
 	s->name = field(o, GT_K_NAME);
 	s->requester = field(o, GT_K_REQUESTER);
 }
@@ -191,6 +193,95 @@ out:
 	free(path);
 }
 
+static int int_of(json_t *o, const char *key)
+{
+	return (int)json_integer_value(json_object_get(o, key));
+}
+
+static void on_call(struct gt_process *p, json_t *o)
+{
+	struct gt_call *c;
+
+	p->calls = grow(p->calls, p->ncalls, sizeof(*c));
+	c = &p->calls[p->ncalls++];
+	c->fn = field(o, GT_K_FN);
+	c->status = int_of(o, GT_K_STATUS);
+	c->status_name = field(o, GT_K_STATUS_NAME);
+	c->reason = field(o, "reason");
+	c->lib = field(o, GT_K_LIB);
+	c->has_value = json_is_integer(json_object_get(o, "value"));
+	c->value = json_integer_value(json_object_get(o, "value"));
+}
+
+static void on_totals(struct gt_process *p, json_t *o)
+{
+	struct gt_total *t;
+
+	p->totals = grow(p->totals, p->ntotals, sizeof(*t));
+	t = &p->totals[p->ntotals++];
+	t->fn = field(o, GT_K_FN);
+	t->status = int_of(o, GT_K_STATUS);
+	t->status_name = field(o, GT_K_STATUS_NAME);
+	t->count = (unsigned long long)json_integer_value(json_object_get(o, GT_K_COUNT));
+	t->bytes = (unsigned long long)json_integer_value(json_object_get(o, GT_K_BYTES));
+}
+
+static void on_alloc_fail(struct gt_process *p, json_t *o)
+{
+	struct gt_alloc_fail *a;
+
+	p->alloc_fails = grow(p->alloc_fails, p->nalloc_fails, sizeof(*a));
+	a = &p->alloc_fails[p->nalloc_fails++];
+	a->fn = field(o, GT_K_FN);
+	a->size = (unsigned long long)json_integer_value(json_object_get(o, GT_K_SIZE));
+	a->status = int_of(o, GT_K_STATUS);
+	a->status_name = field(o, GT_K_STATUS_NAME);
+}
+
+static void on_version(struct gt_process *p, json_t *o)
+{
+	struct gt_version *v;
+
+	p->versions = grow(p->versions, p->nversions, sizeof(*v));
+	v = &p->versions[p->nversions++];
+	v->lib = field(o, GT_K_LIB);
+	v->fn = field(o, GT_K_FN);
+	v->property = json_is_integer(json_object_get(o, "property")) ? int_of(o, "property") : -1;
+	v->status = int_of(o, GT_K_STATUS);
+	v->value = json_integer_value(json_object_get(o, "value"));
+}
+
+static void on_allocs(struct gt_process *p, json_t *o)
+{
+	p->has_allocs = true;
+	p->peak_bytes = json_integer_value(json_object_get(o, "peak_bytes"));
+	p->held_bytes = json_integer_value(json_object_get(o, "held_bytes"));
+	p->failed_allocs = (unsigned long long)json_integer_value(json_object_get(o, "failed"));
+	p->partial |= json_is_true(json_object_get(o, GT_K_PARTIAL));
+}
+
+static void on_note(struct gt_process *p, json_t *o)
+{
+	const char *what = json_string_value(json_object_get(o, "what"));
+
+	if (!what)
+		return;
+	if (strcmp(what, "gputrace_queries_begin") == 0)
+		p->in_queries = true;
+	else if (strcmp(what, "gputrace_queries_end") == 0)
+		p->in_queries = false;
+	else if (strcmp(what, "fatal_signal") == 0)
+		p->fatal_signal = int_of(o, "signal");
+}
+
+/* Written by the launcher after the process it started ended. */
+static void on_reaped(struct gt_process *p, json_t *o)
+{
+	p->reaped = true;
+	p->exit_status = int_of(o, "exit_status");
+	p->reaped_signal = int_of(o, "signal");
+}
+
 static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const char **why)
 {
 	const char *ev = json_string_value(json_object_get(o, GT_K_EV));
@@ -228,6 +319,20 @@ static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const ch
 		on_linkmap(p, o);
 	} else if (strcmp(ev, "end") == 0) {
 		p->clean_end = true;
+	} else if (strcmp(ev, "call") == 0) {
+		on_call(p, o);
+	} else if (strcmp(ev, "calls") == 0) {
+		on_totals(p, o);
+	} else if (strcmp(ev, "alloc_fail") == 0) {
+		on_alloc_fail(p, o);
+	} else if (strcmp(ev, "version") == 0) {
+		on_version(p, o);
+	} else if (strcmp(ev, "allocs") == 0) {
+		on_allocs(p, o);
+	} else if (strcmp(ev, "note") == 0) {
+		on_note(p, o);
+	} else if (strcmp(ev, "reaped") == 0) {
+		on_reaped(p, o);
 	}
 	/* Unknown events are skipped: newer writers may add kinds. */
 	return true;
@@ -314,6 +419,29 @@ void gt_process_free(struct gt_process *p)
 		free(s->result);
 		free(s->path);
 	}
+	for (i = 0; i < p->ncalls; i++) {
+		free(p->calls[i].fn);
+		free(p->calls[i].status_name);
+		free(p->calls[i].reason);
+		free(p->calls[i].lib);
+	}
+	for (i = 0; i < p->ntotals; i++) {
+		free(p->totals[i].fn);
+		free(p->totals[i].status_name);
+	}
+	for (i = 0; i < p->nalloc_fails; i++) {
+		free(p->alloc_fails[i].fn);
+		free(p->alloc_fails[i].status_name);
+	}
+	for (i = 0; i < p->nversions; i++) {
+		free(p->versions[i].lib);
+		free(p->versions[i].fn);
+	}
+	free(p->calls);
+	free(p->totals);
+	free(p->alloc_fails);
+	free(p->versions);
+	json_decref(p->env);
 	for (i = 0; i < p->argc; i++)
 		free(p->argv[i]);
 	free(p->argv);
@@ -323,6 +451,11 @@ void gt_process_free(struct gt_process *p)
 	free(p->host);
 	free(p->exe);
 	memset(p, 0, sizeof(*p));
+}
+
+const char *gt_process_env(const struct gt_process *p, const char *name)
+{
+	return json_string_value(json_object_get(p->env, name));
 }
 
 static int by_name(const void *a, const void *b)

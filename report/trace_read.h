@@ -21,6 +21,42 @@ struct gt_search {
 	size_t ntries;
 	char *result;         /* "found", "not_found", "already_loaded", or NULL: unknown */
 	char *path;           /* the object it gave, when found or already loaded */
+	bool ours;            /* made by gputrace's own version calls, not the program */
+};
+
+/* One intercepted call written on its own (the first few of each status). */
+struct gt_call {
+	char *fn;
+	int status;
+	char *status_name;
+	char *reason;         /* cuDNN's own words, for a failed cudnnCreate */
+	char *lib;            /* the library that answered */
+	long long value;
+	bool has_value;
+};
+
+/* Totals of one function and status. */
+struct gt_total {
+	char *fn;
+	int status;
+	char *status_name;
+	unsigned long long count, bytes;
+};
+
+struct gt_alloc_fail {
+	char *fn;
+	unsigned long long size;
+	int status;
+	char *status_name;
+};
+
+/* A library's own answer to its version call. */
+struct gt_version {
+	char *lib;
+	char *fn;
+	int property;         /* cublasGetProperty: 0 major, 1 minor, 2 patch; else -1 */
+	int status;
+	long long value;
 };
 
 /* One object mapped into the process. */
@@ -49,7 +85,28 @@ struct gt_process {
 	size_t nobjects;
 	struct gt_search *searches;
 	size_t nsearches;
+	struct gt_call *calls;
+	size_t ncalls;
+	struct gt_total *totals;
+	size_t ntotals;
+	struct gt_alloc_fail *alloc_fails;
+	size_t nalloc_fails;
+	struct gt_version *versions;
+	size_t nversions;
+	bool has_allocs;
+	long long peak_bytes, held_bytes;
+	unsigned long long failed_allocs;
+	bool partial;         /* a fixed table filled up: totals are lower bounds */
+	int fatal_signal;     /* the signal the preload half saw, 0 if none */
+	bool reaped;          /* the launcher saw it end (its direct child) */
+	int exit_status;      /* when reaped by exit */
+	int reaped_signal;    /* when reaped by a signal */
+	void *env;            /* json_t object: the header's loading environment */
+	bool in_queries;      /* parsing state: inside gputrace's own version calls */
 };
+
+/* The value of an environment variable recorded in the header, or NULL. */
+const char *gt_process_env(const struct gt_process *p, const char *name);
 
 /* Reads one trace file. On failure returns false and writes a one-line reason
  * (naming the file and the line) into err. */

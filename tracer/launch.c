@@ -4,6 +4,10 @@
 #define _GNU_SOURCE
 #include "launch.h"
 
+#include "gputrace/trace_format.h"
+#include "jline.h"
+#include "../report/trace_read.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LOG_PREFIX "gputrace: "
@@ -211,13 +216,15 @@ static void exec_child(char *const *argv, int err_fd)
 }
 
 /* Runs argv with the current environment; returns its exit status. Prints a
- * shell-like message and returns 127/126 when it cannot be run. */
-int run_command(char *const *argv);
-int run_command(char *const *argv)
+ * shell-like message and returns 127/126 when it cannot be run. *pid and
+ * *wstatus say which process it was and how it ended (pid 0: never ran). */
+static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 {
 	int pipefd[2], e = 0, wstatus;
 	pid_t pid, w;
 	ssize_t n;
+
+	*child = 0;
 
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
 		fprintf(stderr, LOG_PREFIX "pipe: %s\n", strerror(errno));
@@ -250,7 +257,60 @@ int run_command(char *const *argv)
 	}
 	if (w < 0)
 		return 127;
+	*child = pid;
+	*wstatus_out = wstatus;
 	return status_of(wstatus);
+}
+
+/* The trace of the process we started: <host>.<pid>[.<k>].jsonl in dir whose
+ * header names that pid; the newest when a pid repeats. */
+static bool find_child_trace(const char *dir, pid_t pid, char *out, size_t cap)
+{
+	char suffix[32], suffix_k[32], **files;
+	int n = gt_list_traces(dir, &files), i;
+	time_t newest = 0;
+	struct stat st;
+
+	snprintf(suffix, sizeof(suffix), ".%d.jsonl", (int)pid);
+	snprintf(suffix_k, sizeof(suffix_k), ".%d.", (int)pid);
+	out[0] = 0;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(files[i]), sl = strlen(suffix);
+		const char *base = strrchr(files[i], '/');
+
+		base = base ? base + 1 : files[i];
+		if (!(len > sl && strcmp(files[i] + len - sl, suffix) == 0) && !strstr(base, suffix_k))
+			continue;
+		if (lstat(files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= newest) {
+			newest = st.st_mtime;
+			snprintf(out, cap, "%s", files[i]);
+		}
+	}
+	gt_free_list(files, n);
+	return out[0] != 0;
+}
+
+/* Appends how the process ended to its trace: the process is gone, so this
+ * line comes last; the report tells a signal from an exit by it. */
+static void record_reaped(const char *dir, pid_t pid, int wstatus)
+{
+	char path[PATH_MAX], buf[256];
+	struct jline j;
+	int fd;
+
+	if (!pid || !find_child_trace(dir, pid, path, sizeof(path)))
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_REAPED));
+	jl_int(&j, GT_K_PID, pid);
+	if (WIFSIGNALED(wstatus))
+		jl_int(&j, "signal", WTERMSIG(wstatus));
+	else
+		jl_int(&j, "exit_status", WEXITSTATUS(wstatus));
+	gt_write_all(fd, buf, jl_end(&j));
+	close(fd);
 }
 
 /* The folder traces go to: -o DIR (created 0700 if missing), else
@@ -313,12 +373,13 @@ int launch_traced(const struct launch_opts *o)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
 	const char *why;
-	int status, err;
+	int status, err, wstatus = 0;
 	bool made_temp = false;
+	pid_t child;
 
 	if (getenv("GPUTRACE_DISABLE") && strcmp(getenv("GPUTRACE_DISABLE"), "0") != 0 &&
 	    *getenv("GPUTRACE_DISABLE"))
-		return run_command(o->argv);
+		return run_command(o->argv, &child, &wstatus);
 	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
 			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
@@ -331,7 +392,8 @@ int launch_traced(const struct launch_opts *o)
 		return 127;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return 127;
-	status = run_command(o->argv);
+	status = run_command(o->argv, &child, &wstatus);
+	record_reaped(dir, child, wstatus);
 	/* A folder of our own making that nothing was written to goes again
 	 * (the command could not be run, or was static). */
 	if (made_temp && rmdir(dir) == 0)

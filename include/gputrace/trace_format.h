@@ -22,7 +22,8 @@
 	X(VERSION, "version", "a library's own answer to its version call")    \
 	X(CALLS, "calls", "totals of one function and status: count, bytes")   \
 	X(ALLOCS, "allocs", "allocation totals: peak and final bytes held")    \
-	X(END, "end", "last line: the process exited through exit()")
+	X(END, "end", "last line: the process exited through exit()")        \
+	X(REAPED, "reaped", "by the gputrace command: how the process it started ended")
 
 enum gt_event {
 #define GT_EVENT_ENUM(sym, name, doc) GT_EV_##sym,

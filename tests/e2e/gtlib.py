@@ -42,7 +42,14 @@ class Trace:
         return self.header["pid"]
 
     def ended_cleanly(self):
-        return bool(self.lines) and self.lines[-1].get("ev") == "end"
+        """The process's own last line is "end"; the launcher may append a
+        "reaped" line after it for the process it started."""
+        own = [o for o in self.lines if o.get("ev") != "reaped"]
+        return bool(own) and own[-1].get("ev") == "end"
+
+    def reaped(self):
+        r = self.events("reaped")
+        return r[0] if r else None
 
     def opens(self):
         return {value(o, "path"): o for o in self.events("open")}

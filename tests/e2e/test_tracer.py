@@ -90,6 +90,9 @@ class Deaths(unittest.TestCase):
         r = run_traced([LOAD_AND_DIE, how, "libm.so.6", CUDART13], opts=["-q"])
         self.assertEqual(r.proc.returncode, status)
         (t,) = r.traces
+        # the launcher saw how its child ended and says so after the last line
+        want = {"signal": status - 128} if status > 128 else {"exit_status": status}
+        self.assertEqual(t.lines[-1], dict({"ev": "reaped", "pid": t.pid}, **want))
         self.assertIsNotNone(t.open_of("/libm.so.6"))
         self.assertIsNotNone(t.open_of(CUDART13))
         self.assertEqual(t.open_of(CUDART13)["rule"], "absolute")
@@ -113,7 +116,8 @@ class Deaths(unittest.TestCase):
         r = run_traced([LOAD_AND_DIE, "exit", CUDART13], opts=["-q"])
         (t,) = r.traces
         self.assertTrue(t.ended_cleanly())
-        self.assertEqual(t.lines[-1]["pid"], t.pid)
+        self.assertEqual(t.events("end")[0]["pid"], t.pid)
+        self.assertEqual(t.reaped(), {"ev": "reaped", "pid": t.pid, "exit_status": 0})
         cleanup(r)
 
 
