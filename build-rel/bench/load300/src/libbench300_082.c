@@ -1,2 +1,0 @@
-int bench300_fn_082(int x);
-int bench300_fn_082(int x) { return x + 82; }

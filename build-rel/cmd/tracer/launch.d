@@ -1,2 +1,0 @@
-build-rel/cmd/tracer/launch.o: tracer/launch.c tracer/launch.h
-tracer/launch.h:

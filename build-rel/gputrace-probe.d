@@ -1,1 +1,0 @@
-build-rel/gputrace-probe: probe/gputrace-probe.c

@@ -1,3 +1,0 @@
-build-rel/lib/report/status_names.o: report/status_names.c \
- include/gputrace/status_names.h
-include/gputrace/status_names.h:
