@@ -9,7 +9,7 @@ WARN += -Werror
 endif
 CPPFLAGS += -Iinclude -MMD -MP
 # Sanitizers for the command, the report and the tests; never in libgputrace.so.
-SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer
+SAN ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 LIB_SRC := tracer/audit.c tracer/elf_peek.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c \
 	preload/preload.c preload/cuda_hooks.c preload/api_stats.c preload/versions.c \
@@ -49,17 +49,18 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
-CMD_SRC := tracer/gputrace.c tracer/launch.c report/trace_read.c report/summary.c report/family.c \
-	report/status_names.c tracer/trace_format.c tracer/jline.c
+REPORT_SRC := $(filter-out report/summary.c,$(wildcard report/*.c))
+CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/trace_format.c tracer/jline.c $(REPORT_SRC)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
+ELF_LIBS ?= -lelf
 
 $(BUILD)/cmd/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SAN) -c $< -o $@
 
 $(BUILD)/gputrace: $(CMD_OBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $(CMD_OBJ) $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -67,7 +68,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/tracer/gp
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk

@@ -142,6 +142,7 @@ static void on_open(struct gt_process *p, json_t *o)
 
 	ob->soname = field(o, GT_K_SONAME);
 	ob->cudart_static = json_is_true(json_object_get(o, "cudart_static"));
+	ob->main = json_is_true(json_object_get(o, "main"));
 	ob->name = field(o, GT_K_NAME);
 	ob->rule = field(o, GT_K_RULE);
 	if (s) {
@@ -364,9 +365,10 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 			goto bad;
 		}
 		if (line[n - 1] != '\n') {
-			/* A process killed mid-write leaves a partial last line: it is
-			 * the end of what was seen, not an error. */
-			break;
+			/* Every line is written whole with one write(2), so even a
+			 * killed process leaves none half-written: this file was cut. */
+			why = "truncated: the last line is cut off";
+			goto bad;
 		}
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(o)) {

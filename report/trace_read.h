@@ -70,6 +70,7 @@ struct gt_object {
 	bool closed;          /* unmapped by dlclose */
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
 	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
+	bool main;            /* the program itself */
 };
 
 struct gt_process {

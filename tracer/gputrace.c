@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "../report/report.h"
 
 #ifndef GPUTRACE_VERSION
 #define GPUTRACE_VERSION "0.1.0"
@@ -16,6 +17,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
+	      "       gputrace report [--json | --tree] PATH...\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
@@ -29,13 +31,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: the command's own, 128+N when signal N killed it, 127 when it\n"
 	      "could not be started (126 when it is not executable).\n"
+	      "report: 0 no error found, 1 an error-level finding, 2 bad usage or input.\n"
 	      "Environment: GPUTRACE_DISABLE=1 runs COMMAND untouched; GPUTRACE_LIB names\n"
 	      "libgputrace.so. See gputrace(1).\n", f);
 }
 
 static bool is_planned_subcommand(const char *s)
 {
-	return strcmp(s, "report") == 0 || strcmp(s, "scan") == 0 || strcmp(s, "doctor") == 0;
+	return strcmp(s, "scan") == 0 || strcmp(s, "doctor") == 0;
 }
 
 int main(int argc, char **argv)
@@ -50,6 +53,8 @@ int main(int argc, char **argv)
 	struct launch_opts o = { 0 };
 	int c;
 
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_main(argc - 1, argv + 1);
 	/* '+': stop at the first non-option, the command's own options are its own. */
 	while ((c = getopt_long(argc, argv, "+ho:qV", longopts, NULL)) != -1) {
 		switch (c) {

@@ -6,6 +6,7 @@
 
 #include "gputrace/trace_format.h"
 #include "jline.h"
+#include "../report/report.h"
 #include "../report/trace_read.h"
 
 #include <elf.h>
@@ -367,7 +368,6 @@ static bool set_loader_env(const char *lib)
 	return true;
 }
 
-void print_summary(const char *dir, int exit_status);
 
 int launch_traced(const struct launch_opts *o)
 {
@@ -399,6 +399,6 @@ int launch_traced(const struct launch_opts *o)
 	if (made_temp && rmdir(dir) == 0)
 		return status;
 	if (!o->quiet)
-		print_summary(dir, status);
+		report_after_run(dir, stderr);
 	return status;
 }

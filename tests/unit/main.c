@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, launch_suite());
 	srunner_add_suite(sr, format_suite());
 	srunner_add_suite(sr, status_suite());
+	srunner_add_suite(sr, elf_package_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -7,4 +7,5 @@ Suite *family_suite(void);
 Suite *launch_suite(void);
 Suite *format_suite(void);
 Suite *status_suite(void);
+Suite *elf_package_suite(void);
 #endif

@@ -1,0 +1,55 @@
+/* Findings: what the report concludes, each with the evidence that proves it
+ * and a concrete fix. The rules (one per file, rule_*.c) produce them. */
+#ifndef GPUTRACE_FINDINGS_H
+#define GPUTRACE_FINDINGS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "model.h"
+
+enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
+
+#define GT_MAX_CAUSES 8
+
+struct gt_finding {
+	const char *id;                 /* one of the contract's finding ids */
+	enum gt_severity severity;
+	char *summary;                  /* one line */
+	char *fix;                      /* what to do, concretely */
+	json_t *evidence;               /* array of objects, each with "what" */
+	const struct gt_proc_model *proc;
+	const char *caused_by[GT_MAX_CAUSES];
+	int ncaused;
+};
+
+struct gt_findings {
+	struct gt_finding *v;
+	size_t n;
+};
+
+/* Adds a finding; summary is printf-style. The fix is copied. */
+struct gt_finding *gt_finding_add(struct gt_findings *f, const char *id, enum gt_severity sev,
+				  const struct gt_proc_model *m, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Adds an evidence item ("what" printf-style) and returns it for more keys. */
+json_t *gt_evidence_add(struct gt_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The keys a library brings to evidence: path, component, version, rule, requester. */
+void gt_evidence_lib(json_t *e, const struct gt_lib *l);
+/* The loader's tries as a "tried" array. */
+void gt_evidence_tries(json_t *e, const struct gt_search *s);
+void gt_evidence_str(json_t *e, const char *key, const char *value);
+void gt_evidence_int(json_t *e, const char *key, long long value);
+/* A finding of this id for this process, or NULL. */
+const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
+					  const struct gt_proc_model *m);
+void gt_findings_free(struct gt_findings *f);
+const char *gt_severity_name(enum gt_severity s);
+
+/* A rule looks at one process and adds what it finds. */
+typedef void (*gt_rule_fn)(const struct gt_proc_model *m, struct gt_findings *out);
+
+/* Runs every rule on a process, causes before the symptoms that point at them. */
+void gt_run_rules(const struct gt_proc_model *m, struct gt_findings *out);
+
+#endif

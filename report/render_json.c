@@ -1,0 +1,157 @@
+/* The JSON report: the object documented in DESIGN.md and gputrace(1), for
+ * scripts. Built with jansson, printed once. */
+#include <string.h>
+
+#include "report.h"
+
+static json_t *str_or_null(const char *s)
+{
+	json_t *v = s ? json_string(s) : NULL;
+
+	return v ? v : json_null();
+}
+
+static json_t *lib_json(const struct gt_lib *l)
+{
+	json_t *o = json_object(), *v = json_object(), *pkg = json_null();
+
+	gt_evidence_str(o, "path", l->obj->path);
+	if (l->real_path[0])
+		gt_evidence_str(o, "real_path", l->real_path);
+	json_object_set_new(o, "family", json_string(l->fi.family));
+	json_object_set_new(o, "component", json_string(l->fi.component));
+	json_object_set_new(o, "version", l->version[0] ? json_string(l->version) : json_null());
+	json_object_set_new(o, "version_source", json_string(l->version_source));
+	if (l->api_version[0])
+		json_object_set_new(v, "api", json_string(l->api_version));
+	if (l->file_version[0])
+		json_object_set_new(v, "file", json_string(l->file_version));
+	if (l->package_version[0])
+		json_object_set_new(v, "package", json_string(l->package_version));
+	json_object_set_new(o, "versions", v);
+	json_object_set_new(o, "found_by", str_or_null(l->found_by));
+	json_object_set_new(o, "requester", json_null());
+	gt_evidence_str(o, "requester", l->obj->requester);
+	json_object_set_new(o, "name", json_null());
+	gt_evidence_str(o, "name", l->obj->name);
+	if (l->has_package) {
+		pkg = json_object();
+		json_object_set_new(pkg, "manager", json_string(l->package.manager));
+		json_object_set_new(pkg, "name", json_string(l->package.name));
+		json_object_set_new(pkg, "version", json_string(l->package.version));
+	}
+	json_object_set_new(o, "package", pkg);
+	json_object_set_new(o, "ns", json_integer(l->obj->ns));
+	return o;
+}
+
+static json_t *failed_loads_json(const struct gt_process *p)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct gt_search *s = &p->searches[i];
+		json_t *o;
+
+		if (s->ours || !s->result || strcmp(s->result, "not_found") != 0)
+			continue;
+		o = json_object();
+		gt_evidence_str(o, "name", s->name);
+		gt_evidence_str(o, "requester", s->requester);
+		gt_evidence_tries(o, s);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *api_json(const struct gt_process *p)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < p->ntotals; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "fn", json_string(p->totals[i].fn));
+		json_object_set_new(o, "status", json_integer(p->totals[i].status));
+		json_object_set_new(o, "status_name", str_or_null(p->totals[i].status_name));
+		json_object_set_new(o, "count", json_integer((json_int_t)p->totals[i].count));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)p->totals[i].bytes));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *process_json(const struct gt_proc_model *m)
+{
+	const struct gt_process *p = m->proc;
+	json_t *o = json_object(), *argv = json_array(), *libs = json_array(), *end = json_object();
+	json_t *allocs = json_object();
+	size_t i;
+
+	json_object_set_new(o, "pid", json_integer(p->pid));
+	json_object_set_new(o, "ppid", json_integer(p->ppid));
+	json_object_set_new(o, "host", str_or_null(p->host));
+	json_object_set_new(o, "exe", json_null());
+	gt_evidence_str(o, "exe", p->exe);
+	for (i = 0; i < p->argc; i++)
+		json_array_append_new(argv, str_or_null(p->argv[i]));
+	json_object_set_new(o, "argv", argv);
+	gt_evidence_str(o, "trace", p->file);
+	json_object_set_new(end, "how", json_string(m->ended_how));
+	if (m->ended_signal)
+		json_object_set_new(end, "signal", json_integer(m->ended_signal));
+	if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
+		json_object_set_new(end, "status", json_integer(m->ended_status));
+	json_object_set_new(o, "ended", end);
+	for (i = 0; i < m->nlibs; i++)
+		json_array_append_new(libs, lib_json(&m->libs[i]));
+	json_object_set_new(o, "libraries", libs);
+	json_object_set_new(o, "failed_loads", failed_loads_json(p));
+	json_object_set_new(o, "api", api_json(p));
+	json_object_set_new(allocs, "peak_bytes", json_integer(p->peak_bytes));
+	json_object_set_new(allocs, "held_bytes", json_integer(p->held_bytes));
+	json_object_set_new(allocs, "failed", json_integer((json_int_t)p->failed_allocs));
+	json_object_set_new(o, "allocations", allocs);
+	return o;
+}
+
+static json_t *finding_json(const struct gt_finding *x)
+{
+	json_t *o = json_object(), *pids = json_array(), *causes = json_array();
+	int k;
+
+	json_object_set_new(o, "id", json_string(x->id));
+	json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
+	gt_evidence_str(o, "summary", x->summary);
+	json_object_set_new(o, "evidence", json_incref(x->evidence));
+	gt_evidence_str(o, "fix", x->fix);
+	json_array_append_new(pids, json_integer(x->proc->proc->pid));
+	json_object_set_new(o, "processes", pids);
+	for (k = 0; k < x->ncaused; k++)
+		json_array_append_new(causes, json_string(x->caused_by[k]));
+	if (x->ncaused)
+		json_object_set_new(o, "caused_by", causes);
+	else
+		json_decref(causes);
+	return o;
+}
+
+void gt_render_json(FILE *f, const struct gt_report *r)
+{
+	json_t *root = json_object(), *findings = json_array(), *procs = json_array();
+	size_t i;
+
+	json_object_set_new(root, "format", json_string("gputrace-report"));
+	json_object_set_new(root, "version", json_integer(1));
+	for (i = 0; i < r->findings.n; i++)
+		json_array_append_new(findings, finding_json(&r->findings.v[i]));
+	for (i = 0; i < r->n; i++)
+		json_array_append_new(procs, process_json(&r->models[i]));
+	json_object_set_new(root, "findings", findings);
+	json_object_set_new(root, "processes", procs);
+	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	fputc('\n', f);
+	json_decref(root);
+}

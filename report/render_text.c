@@ -1,0 +1,164 @@
+/* The text report: per process, its findings (evidence, fix, cause) first,
+ * then one line per CUDA library. A healthy process gets the lines alone. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define GREEN "\033[32m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+#define MAX_TRIED_SHOWN 6
+
+static const char *sev_color(enum gt_severity s, bool color)
+{
+	if (!color)
+		return "";
+	return s == GT_SEV_ERROR ? RED : s == GT_SEV_WARNING ? YELLOW : "";
+}
+
+void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
+{
+	if (strcmp(m->ended_how, "signal") == 0)
+		snprintf(out, cap, "killed by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
+	else if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
+		snprintf(out, cap, "exited with status %d", m->ended_status);
+	else if (strcmp(m->ended_how, "exit") == 0)
+		snprintf(out, cap, "exited");
+	else
+		snprintf(out, cap, "ended without a closing line");
+}
+
+/* The folder a candidate was in, without the hwcaps and tls subfolders the
+ * loader tries inside each one: "searched /lib/x86_64-linux-gnu" says it. */
+static void base_folder(const char *path, char *out, size_t cap)
+{
+	static const char *const subdirs[] = { "/glibc-hwcaps/", "/tls/", "/tls", "/x86_64/", "/haswell/",
+					       "/avx512_1/", NULL };
+	char *slash, *cut;
+	int k;
+
+	snprintf(out, cap, "%s", path);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+	for (k = 0; subdirs[k]; k++) {
+		cut = strstr(out, subdirs[k]);
+		if (cut && (cut[strlen(subdirs[k]) - 1] == '/' || cut[strlen(subdirs[k])] == 0))
+			*cut = 0;
+	}
+}
+
+static void print_tried(FILE *f, json_t *tried)
+{
+	char seen[32][1024], folder[1024];
+	size_t i, k, nseen = 0;
+	json_t *t;
+
+	if (!json_array_size(tried))
+		return;
+	fprintf(f, "             searched:");
+	json_array_foreach(tried, i, t) {
+		const char *p = json_string_value(json_object_get(t, "path"));
+
+		if (!p)
+			continue;
+		base_folder(p, folder, sizeof(folder));
+		for (k = 0; k < nseen && strcmp(seen[k], folder) != 0; k++)
+			;
+		if (k < nseen || nseen == 32)
+			continue;
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", folder);
+		fprintf(f, "%s %s [%s]", nseen > 1 ? "," : "", folder,
+			json_string_value(json_object_get(t, "rule")));
+	}
+	fprintf(f, " (%zu paths)\n", json_array_size(tried));
+}
+
+static void print_finding(FILE *f, const struct gt_finding *x, bool color)
+{
+	size_t i;
+	json_t *e;
+	int k;
+
+	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
+		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", x->summary);
+	json_array_foreach(x->evidence, i, e) {
+		fprintf(f, "           - %s\n", json_string_value(json_object_get(e, "what")));
+		print_tried(f, json_object_get(e, "tried"));
+	}
+	if (x->ncaused) {
+		fprintf(f, "           caused by:");
+		for (k = 0; k < x->ncaused; k++)
+			fprintf(f, "%s %s", k ? "," : "", x->caused_by[k]);
+		fputc('\n', f);
+	}
+	fprintf(f, "           fix: %s\n", x->fix);
+}
+
+static void print_lib(FILE *f, const struct gt_lib *l)
+{
+	fprintf(f, "    %-30s %-10s %s [%s]", l->fi.component, l->version[0] ? l->version : "?",
+		l->obj->path, l->found_by ? l->found_by : "?");
+	if (strcmp(l->version_source, "api") == 0)
+		fprintf(f, " (its own answer)");
+	if (l->has_package)
+		fprintf(f, " %s:%s %s", l->package.manager, l->package.name, l->package.version);
+	fputc('\n', f);
+}
+
+static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
+{
+	const struct gt_process *p = m->proc;
+	char end[128];
+	size_t i;
+	int shown = 0;
+
+	gt_describe_end(m, end, sizeof(end));
+	fprintf(f, "pid %ld %s: %s\n", p->pid, p->argc ? p->argv[0] : (p->exe ? p->exe : "?"), end);
+	for (i = 0; i < r->findings.n; i++)
+		if (r->findings.v[i].proc == m) {
+			print_finding(f, &r->findings.v[i], color);
+			shown++;
+		}
+	if (!shown && m->nlibs)
+		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
+			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	for (i = 0; i < m->nlibs; i++)
+		print_lib(f, &m->libs[i]);
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].cudart_static)
+			fprintf(f, "    %-30s %-10s %s (linked in statically: its runtime calls are not "
+				"visible)\n", "cudart", "static", p->objects[i].path);
+}
+
+void gt_render_text(FILE *f, const struct gt_report *r, bool color)
+{
+	size_t i, quiet = 0, errors = 0, warnings = 0;
+
+	for (i = 0; i < r->findings.n; i++) {
+		errors += r->findings.v[i].severity == GT_SEV_ERROR;
+		warnings += r->findings.v[i].severity == GT_SEV_WARNING;
+	}
+	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s\n", r->n,
+		r->n == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	for (i = 0; i < r->n; i++) {
+		const struct gt_proc_model *m = &r->models[i];
+		bool has_finding = false;
+		size_t k;
+
+		for (k = 0; k < r->findings.n; k++)
+			has_finding |= r->findings.v[k].proc == m;
+		if (!m->nlibs && !has_finding) {
+			quiet++;
+			continue;
+		}
+		print_process(f, r, m, color);
+	}
+	if (quiet)
+		fprintf(f, "%zu process%s loaded no CUDA library and had nothing to report\n", quiet,
+			quiet == 1 ? "" : "es");
+}

@@ -1,0 +1,124 @@
+/* The tree report: who loaded what, with the reason tags of libtree
+ * ([rpath], [LD_LIBRARY_PATH] ...) and versions. Only the branches that lead
+ * to a CUDA library are drawn; failed searches hang under their requester. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+#define MAX_DEPTH 32
+
+const char *gt_rule_tag(const char *found_by)
+{
+	static const char *const tags[][2] = {
+		{ "rpath", "[rpath]" },          { "runpath", "[runpath]" },
+		{ "ld_library_path", "[LD_LIBRARY_PATH]" }, { "ld_so_cache", "[ld.so.cache]" },
+		{ "default", "[default]" },      { "absolute", "[absolute]" },
+		{ "already_loaded", "[already loaded]" },
+	};
+	size_t i;
+
+	for (i = 0; found_by && i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (strcmp(found_by, tags[i][0]) == 0)
+			return tags[i][1];
+	return "[?]";
+}
+
+struct tree {
+	FILE *f;
+	const struct gt_proc_model *m;
+	bool color;
+	bool *wanted;   /* objects on a path to a CUDA library */
+};
+
+static const struct gt_lib *lib_of(const struct gt_proc_model *m, const struct gt_object *ob)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (m->libs[i].obj == ob)
+			return &m->libs[i];
+	return NULL;
+}
+
+static long parent_of(const struct gt_process *p, size_t i)
+{
+	size_t k;
+
+	if (!p->objects[i].requester)
+		return -1;
+	for (k = 0; k < p->nobjects; k++)
+		if (k != i && p->objects[k].path && strcmp(p->objects[k].path, p->objects[i].requester) == 0)
+			return (long)k;
+	return -1;
+}
+
+static void mark_wanted(struct tree *t)
+{
+	const struct gt_process *p = t->m->proc;
+	struct gt_family_info fi;
+	size_t i;
+	long k;
+	int depth;
+
+	for (i = 0; i < p->nobjects; i++) {
+		if (!p->objects[i].path || !gt_classify(p->objects[i].path, &fi))
+			continue;
+		for (k = (long)i, depth = 0; k >= 0 && depth < MAX_DEPTH; k = parent_of(p, (size_t)k), depth++)
+			t->wanted[k] = true;
+	}
+}
+
+static void print_node(struct tree *t, size_t i, int depth)
+{
+	const struct gt_process *p = t->m->proc;
+	const struct gt_object *ob = &p->objects[i];
+	const struct gt_lib *l = lib_of(t->m, ob);
+	bool ll = ob->rule && strcmp(ob->rule, "ld_library_path") == 0;
+	size_t k;
+
+	fprintf(t->f, "%*s%s%s%s %s", 2 * depth, "", t->color && l ? (ll ? YELLOW : GREEN) : "",
+		ob->path, t->color && l ? RESET : "", ob->main ? "" : gt_rule_tag(l ? l->found_by : ob->rule));
+	if (l && l->version[0])
+		fprintf(t->f, " %s", l->version);
+	fputc('\n', t->f);
+	if (depth >= MAX_DEPTH)
+		return;
+	for (k = 0; k < p->nobjects; k++)
+		if (t->wanted[k] && parent_of(p, k) == (long)i)
+			print_node(t, k, depth + 1);
+	for (k = 0; k < p->nsearches; k++) {
+		const struct gt_search *s = &p->searches[k];
+		struct gt_family_info fi;
+
+		if (!s->ours && s->result && strcmp(s->result, "not_found") == 0 && s->requester &&
+		    strcmp(s->requester, ob->path) == 0 && gt_classify(s->name, &fi) &&
+		    !gt_model_find(t->m, fi.component))
+			fprintf(t->f, "%*s%s%s not found%s (%zu paths tried)\n", 2 * depth + 2, "",
+				t->color ? RED : "", s->name, t->color ? RESET : "", s->ntries);
+	}
+}
+
+void gt_render_tree(FILE *f, const struct gt_report *r, bool color)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->n; i++) {
+		struct tree t = { f, &r->models[i], color, NULL };
+		const struct gt_process *p = r->models[i].proc;
+
+		t.wanted = calloc(p->nobjects ? p->nobjects : 1, sizeof(bool));
+		if (!t.wanted)
+			abort();
+		mark_wanted(&t);
+		fprintf(f, "pid %ld %s\n", p->pid, p->argc ? p->argv[0] : "?");
+		for (k = 0; k < p->nobjects; k++)
+			if ((t.wanted[k] || p->objects[k].main) && parent_of(p, k) < 0)
+				print_node(&t, k, 1);
+		free(t.wanted);
+	}
+}

@@ -1,0 +1,497 @@
+/* Unit tests: ELF facts and rpath expansion (report/elf_info.c), and which installer
+ * owns a file (report/package.c), on real system files and fake trees under /tmp. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <elf.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../report/elf_info.h"
+#include "../../report/package.h"
+#include "unit.h"
+
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define CUBLAS "/usr/local/cuda-13.0/lib/libcublas.so.13"
+
+static char tmp[64];
+
+static void make_tmp(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/gt-unit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void remove_tmp(void)
+{
+	nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* tmp + "/" + rel into a static buffer: one at a time is all the tests need. */
+static const char *at(const char *rel)
+{
+	static char path[2][PATH_MAX];
+	static int turn;
+
+	turn ^= 1;
+	snprintf(path[turn], sizeof(path[turn]), "%s/%s", tmp, rel);
+	return path[turn];
+}
+
+/* Writes tmp/rel, creating its folders. */
+static void put(const char *rel, const char *text)
+{
+	char path[PATH_MAX], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	for (slash = strchr(path + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void copy_prefix(const char *from, const char *rel, long bytes)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+
+	ck_assert_ptr_nonnull(in);
+	put(rel, "");
+	out = fopen(at(rel), "wb");
+	ck_assert_ptr_nonnull(out);
+	while (bytes > 0 && (n = fread(buf, 1, bytes < (long)sizeof(buf) ? (size_t)bytes : sizeof(buf), in)) > 0) {
+		fwrite(buf, 1, n, out);
+		bytes -= (long)n;
+	}
+	fclose(in);
+	fclose(out);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static bool has_needed(const struct gt_elf_info *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->nneeded; i++)
+		if (strcmp(e->needed[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* ---- ELF ---- */
+
+START_TEST(test_elf_libc)
+{
+	struct gt_elf_info e;
+
+	ck_assert(gt_elf_read(LIBC, &e));
+	ck_assert(e.ok);
+	ck_assert_int_eq(e.elf_class, ELFCLASS64);
+	ck_assert_int_eq(e.machine, EM_X86_64);
+	ck_assert_str_eq(e.soname, "libc.so.6");
+	ck_assert(has_needed(&e, "ld-linux-x86-64.so.2"));
+	ck_assert_ptr_null(e.rpath);
+	ck_assert_ptr_null(e.runpath);
+	ck_assert(!e.has_fatbin);
+	gt_elf_free(&e);
+}
+END_TEST
+
+/* Links a tiny library now, with either DT_RUNPATH or DT_RPATH. */
+static void build_lib(const char *rel, const char *dtags)
+{
+	char cmd[1024];
+
+	put("src/gt.c", "int gt_fn(void) { return 1; }\n");
+	snprintf(cmd, sizeof(cmd),
+		 "cc -shared -fPIC -o %s %s -Wl,-soname,libgt.so.1 -Wl,%s "
+		 "-Wl,-rpath,'$ORIGIN/../lib:/opt/gt' -Wl,--no-as-needed -lm",
+		 at(rel), at("src/gt.c"), dtags);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_elf_runpath_and_rpath)
+{
+	struct gt_elf_info e;
+
+	make_tmp();
+	ck_assert_int_eq(mkdir(at("lib"), 0755), 0);
+	build_lib("lib/libgt.so.1", "--enable-new-dtags");
+	build_lib("lib/libgt_old.so.1", "--disable-new-dtags");
+	ck_assert(gt_elf_read(at("lib/libgt.so.1"), &e));
+	ck_assert_str_eq(e.soname, "libgt.so.1");
+	ck_assert_str_eq(e.runpath, "$ORIGIN/../lib:/opt/gt");
+	ck_assert_ptr_null(e.rpath);
+	ck_assert(has_needed(&e, "libm.so.6"));
+	gt_elf_free(&e);
+	ck_assert(gt_elf_read(at("lib/libgt_old.so.1"), &e));
+	ck_assert_str_eq(e.rpath, "$ORIGIN/../lib:/opt/gt");
+	ck_assert_ptr_null(e.runpath);
+	gt_elf_free(&e);
+	remove_tmp();
+}
+END_TEST
+
+START_TEST(test_elf_fatbin)
+{
+	struct gt_elf_info e;
+
+	if (access(CUBLAS, R_OK) != 0)
+		return;  /* no CUDA toolkit here */
+	ck_assert(gt_elf_read(CUBLAS, &e));
+	ck_assert(e.has_fatbin);
+	ck_assert_str_eq(e.soname, "libcublas.so.13");
+	ck_assert_str_eq(e.runpath, "$ORIGIN");
+	gt_elf_free(&e);
+}
+END_TEST
+
+START_TEST(test_elf_32bit)
+{
+	static const char *const candidates[] = { "/usr/lib32/libc.so.6", "/lib/i386-linux-gnu/libc.so.6" };
+	struct gt_elf_info e;
+	size_t i;
+
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		if (access(candidates[i], R_OK) != 0)
+			continue;  /* no multilib here */
+		ck_assert(gt_elf_read(candidates[i], &e));
+		ck_assert_int_eq(e.elf_class, ELFCLASS32);
+		ck_assert_int_eq(e.machine, EM_386);
+		ck_assert_str_eq(e.soname, "libc.so.6");
+		gt_elf_free(&e);
+	}
+}
+END_TEST
+
+static void expect_not_elf(const char *path, const char *error)
+{
+	struct gt_elf_info e;
+
+	ck_assert_msg(!gt_elf_read(path, &e), "%s read as ELF", path);
+	ck_assert(!e.ok);
+	ck_assert_msg(strncmp(e.error, error, strlen(error)) == 0, "%s: '%s'", path, e.error);
+	ck_assert_ptr_null(e.soname);
+	gt_elf_free(&e);
+}
+
+START_TEST(test_elf_corrupt)
+{
+	long size = file_size(LIBC);
+	char noise[4096];
+	unsigned seed = 7;
+	size_t i;
+
+	make_tmp();
+	ck_assert_int_gt(size, 4096);
+	copy_prefix(LIBC, "half.so", size / 2);
+	copy_prefix(LIBC, "short_tail.so", size - 100);
+	copy_prefix(LIBC, "header_only.so", 40);
+	for (i = 0; i < sizeof(noise) - 1; i++)
+		noise[i] = (char)(1 + rand_r(&seed) % 255);
+	noise[sizeof(noise) - 1] = 0;
+	put("random.so", noise);
+	put("empty.so", "");
+	put("libfoo.so", "/* GNU ld script */\nGROUP ( /lib/libfoo.so.1 )\n");
+	mkdir(at("dir.so"), 0755);
+
+	expect_not_elf(at("half.so"), "truncated");
+	expect_not_elf(at("short_tail.so"), "truncated");
+	expect_not_elf(at("header_only.so"), "truncated");
+	expect_not_elf(at("random.so"), "not an ELF file");
+	expect_not_elf(at("empty.so"), "not an ELF file");
+	expect_not_elf(at("libfoo.so"), "not an ELF file");
+	expect_not_elf(at("dir.so"), "cannot open: ");
+	expect_not_elf(at("missing.so"), "cannot open: ");
+	remove_tmp();
+}
+END_TEST
+
+/* Flipped bytes all over a real library: any answer will do, as long as there is one. */
+START_TEST(test_elf_mangled)
+{
+	long size = file_size(LIBC);
+	struct gt_elf_info e;
+	unsigned seed = 42;
+	FILE *f;
+	int round, k;
+
+	make_tmp();
+	for (round = 0; round < 40; round++) {
+		copy_prefix(LIBC, "m.so", size);
+		f = fopen(at("m.so"), "r+b");
+		ck_assert_ptr_nonnull(f);
+		for (k = 0; k < 24; k++) {
+			/* the headers at either end are where a bad byte matters */
+			long pos = k % 2 ? rand_r(&seed) % 64 : size - 1 - rand_r(&seed) % 8192;
+
+			fseek(f, pos, SEEK_SET);
+			fputc(rand_r(&seed) & 0xff, f);
+		}
+		fclose(f);
+		gt_elf_read(at("m.so"), &e);
+		ck_assert(e.ok || e.error[0]);
+		gt_elf_free(&e);
+	}
+	remove_tmp();
+}
+END_TEST
+
+/* ---- search path expansion ---- */
+
+static void expect_dirs(const char *list, const char *object, bool main_program,
+			const char *const *want, size_t nwant)
+{
+	char **dirs;
+	size_t n = gt_expand_search_path(list, object, main_program, &dirs), i;
+
+	ck_assert_msg(n == nwant, "'%s': %zu folders, want %zu", list, n, nwant);
+	for (i = 0; i < n; i++)
+		ck_assert_str_eq(dirs[i], want[i]);
+	gt_free_strings(dirs, n);
+}
+
+#define EXPECT_DIRS(list, object, main_program, ...) do { \
+	const char *const want_[] = { __VA_ARGS__ }; \
+	expect_dirs(list, object, main_program, want_, sizeof(want_) / sizeof(want_[0])); \
+} while (0)
+
+START_TEST(test_expand_tokens)
+{
+	EXPECT_DIRS("$ORIGIN/../lib:${ORIGIN}/x", "/opt/a/lib/libz.so.1", false,
+		    "/opt/a/lib/../lib", "/opt/a/lib/x");
+	EXPECT_DIRS("$LIB:/p/$PLATFORM:${LIB}/y", "/opt/a/libz.so", false,
+		    "lib/x86_64-linux-gnu", "/p/x86_64", "lib/x86_64-linux-gnu/y");
+	/* not tokens to ld.so: kept as written */
+	EXPECT_DIRS("$ORIGINAL:/q/$FOO:${ORIGIN", "/opt/a/libz.so", false,
+		    "$ORIGINAL", "/q/$FOO", "${ORIGIN");
+	EXPECT_DIRS("$ORIGIN", "/libroot.so", false, "/");
+}
+END_TEST
+
+START_TEST(test_expand_lists)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 16];
+	char **dirs;
+	size_t n;
+
+	EXPECT_DIRS("", "/a/libz.so", false, ".");
+	EXPECT_DIRS("/x::/y/", "/a/libz.so", false, "/x", ".", "/y");
+	EXPECT_DIRS("/x:/x/:/:$ORIGIN:/a", "/a/libz.so", false, "/x", "/", "/a");
+	/* no object, no $ORIGIN: ld.so drops such entries */
+	EXPECT_DIRS("$ORIGIN/lib:/keep", NULL, false, "/keep");
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/rel/lib", cwd);
+	n = gt_expand_search_path("$ORIGIN", "rel/lib/libz.so", false, &dirs);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(dirs[0], want);
+	gt_free_strings(dirs, n);
+	n = gt_expand_search_path(NULL, "/a/libz.so", false, &dirs);
+	ck_assert_uint_eq(n, 0);
+	gt_free_strings(dirs, n);
+}
+END_TEST
+
+/* A library's $ORIGIN is the folder it was opened by; the program's is resolved. */
+START_TEST(test_expand_origin_links)
+{
+	char real_bin[PATH_MAX];
+
+	make_tmp();
+	put("real/bin/prog", "");
+	put("real/lib/libz.so", "");
+	ck_assert_int_eq(symlink(at("real/bin"), at("linkbin")), 0);
+	ck_assert_int_eq(symlink(at("real/lib"), at("linklib")), 0);
+	ck_assert_ptr_nonnull(realpath(at("real/bin"), real_bin));
+	EXPECT_DIRS("$ORIGIN", at("linklib/libz.so"), false, at("linklib"));
+	expect_dirs("$ORIGIN", at("linkbin/prog"), true, (const char *const[]){ real_bin }, 1);
+	remove_tmp();
+}
+END_TEST
+
+/* ---- packages ---- */
+
+static void use_fake_dpkg(void)
+{
+	put("dpkg/status", "");
+	mkdir(at("dpkg/info"), 0755);
+	setenv("GPUTRACE_DPKG_ROOT", at("dpkg"), 1);
+}
+
+static void expect_package(const char *path, const char *manager, const char *name,
+			   const char *version, const char *record)
+{
+	struct gt_package p;
+
+	ck_assert_msg(gt_package_of(path, &p), "%s: no package", path);
+	ck_assert_str_eq(p.manager, manager);
+	ck_assert_str_eq(p.name, name);
+	ck_assert_str_eq(p.version, version);
+	if (record)
+		ck_assert_str_eq(p.record, record);
+}
+
+static void expect_no_package(const char *path)
+{
+	struct gt_package p;
+
+	ck_assert_msg(!gt_package_of(path, &p), "%s: claimed by %s %s", path, p.manager, p.name);
+	ck_assert_str_eq(p.manager, "");
+}
+
+START_TEST(test_package_pip)
+{
+	make_tmp();
+	use_fake_dpkg();
+	put("venv/lib/python3.11/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA",
+	    "Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n\nName: not-this\n");
+	put("venv/lib/python3.11/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD",
+	    "nvidia/cudnn/lib/libcudnn.so.9,sha256=abc,123\r\n"
+	    "\"nvidia/cudnn/lib/odd,\"\"name\"\".so\",,\n"
+	    "../../../bin/cudnn-tool,,\n"
+	    "nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD,,\n");
+	put("venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "x");
+	/* no METADATA: name and version from the folder's name */
+	put("venv/lib/python3.11/site-packages/torch-2.9.0+cu130.dist-info/RECORD", "torch/lib/libtorch.so,,\n");
+	put("venv/lib/python3.11/site-packages/torch/lib/libtorch.so", "x");
+	put("venv/lib/python3.11/site-packages/stray.so", "x");
+	ck_assert_int_eq(symlink(at("venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"),
+				 at("libcudnn-link.so")), 0);
+
+	expect_package(at("venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"), "pip",
+		       "nvidia-cudnn-cu13", "9.19.0.56",
+		       at("venv/lib/python3.11/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD"));
+	expect_package(at("venv/lib/python3.11/site-packages/nvidia/cudnn/lib/../lib/odd,\"name\".so"),
+		       "pip", "nvidia-cudnn-cu13", "9.19.0.56", NULL);
+	expect_package(at("libcudnn-link.so"), "pip", "nvidia-cudnn-cu13", "9.19.0.56", NULL);
+	expect_package(at("venv/lib/python3.11/site-packages/torch/lib/libtorch.so"), "pip", "torch",
+		       "2.9.0+cu130", NULL);
+	expect_no_package(at("venv/lib/python3.11/site-packages/stray.so"));
+	gt_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
+START_TEST(test_package_conda)
+{
+	make_tmp();
+	use_fake_dpkg();
+	put("env/conda-meta/cudnn-9.1.0-h1.json",
+	    "{\"name\": \"cudnn\", \"version\": \"9.1.0\", \"build\": \"h1\","
+	    " \"files\": [\"lib/libcudnn.so.9\", \"lib/python3.11/site-packages/pkg/x.so\"]}");
+	put("env/conda-meta/broken.json", "{\"name\": \"broken\", \"files\": [");
+	put("env/conda-meta/odd.json", "{\"name\": 3, \"files\": {}}");
+	put("env/conda-meta/history", "");
+	put("env/lib/libcudnn.so.9", "x");
+	/* conda installs Python packages with a dist-info too: conda-meta says it better */
+	put("env/lib/python3.11/site-packages/pkg-1.0.dist-info/RECORD", "pkg/x.so,,\npkg/y.so,,\n");
+	put("env/lib/python3.11/site-packages/pkg-1.0.dist-info/INSTALLER", "conda\n");
+	put("env/lib/python3.11/site-packages/pkg/x.so", "x");
+	put("env/lib/python3.11/site-packages/pkg/y.so", "x");
+	put("env/lib/libother.so", "x");
+
+	expect_package(at("env/lib/libcudnn.so.9"), "conda", "cudnn", "9.1.0",
+		       at("env/conda-meta/cudnn-9.1.0-h1.json"));
+	expect_package(at("env/lib/python3.11/site-packages/pkg/x.so"), "conda", "cudnn", "9.1.0", NULL);
+	expect_package(at("env/lib/python3.11/site-packages/pkg/y.so"), "pip", "pkg", "1.0", NULL);
+	expect_no_package(at("env/lib/libother.so"));
+	gt_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
+START_TEST(test_package_dpkg_fake)
+{
+	struct stat a, b;
+
+	make_tmp();
+	put("dpkg/info/libgtfake1:amd64.list",
+	    "/.\n/usr\n/usr/lib\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libgtfake.so.1.2\n"
+	    "/usr/lib/x86_64-linux-gnu/libgtfake.so.1\n");
+	put("dpkg/info/gtfake-tools.list", "/.\n/usr\n/usr/bin\n/usr/bin/gtfake\n");
+	put("dpkg/info/libgtfake1:amd64.md5sums", "0 usr/lib/x86_64-linux-gnu/libgtfake.so.9\n");
+	put("dpkg/status",
+	    "Package: libgtfake1\nStatus: install ok installed\nArchitecture: i386\nVersion: 0.9-1\n\n"
+	    "Package: libgtfake1\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.0-2\n"
+	    "Description: fake\n a fake\n\n"
+	    "Package: gtfake-tools\nStatus: install ok installed\nArchitecture: all\nVersion: 3\n");
+	setenv("GPUTRACE_DPKG_ROOT", at("dpkg"), 1);
+
+	expect_package("/usr/lib/x86_64-linux-gnu/libgtfake.so.1", "dpkg", "libgtfake1", "1.0-2",
+		       at("dpkg/info/libgtfake1:amd64.list"));
+	expect_package("/usr/bin/gtfake", "dpkg", "gtfake-tools", "3", at("dpkg/info/gtfake-tools.list"));
+	expect_package("/usr/lib/x86_64-linux-gnu/./libgtfake.so.1.2", "dpkg", "libgtfake1", "1.0-2", NULL);
+	/* merged /usr: the other spelling of the same folder */
+	if (stat("/lib", &a) == 0 && stat("/usr/lib", &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		expect_package("/lib/x86_64-linux-gnu/libgtfake.so.1", "dpkg", "libgtfake1", "1.0-2", NULL);
+	expect_no_package("/usr/lib/x86_64-linux-gnu/libgtfake.so.9");
+	expect_no_package("/usr/lib/x86_64-linux-gnu/libgtfake.so");
+	expect_no_package("/nonexistent/file");
+	expect_no_package("");
+	gt_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
+START_TEST(test_package_dpkg_libc)
+{
+	struct gt_package p;
+
+	unsetenv("GPUTRACE_DPKG_ROOT");
+	if (access("/var/lib/dpkg/status", R_OK) != 0)
+		return;  /* not a Debian system */
+	ck_assert(gt_package_of(LIBC, &p));
+	ck_assert_str_eq(p.manager, "dpkg");
+	ck_assert_str_eq(p.name, "libc6");
+	ck_assert_int_gt(strlen(p.version), 0);
+	ck_assert_ptr_nonnull(strstr(p.record, "/info/libc6"));
+	gt_package_cache_free();
+}
+END_TEST
+
+Suite *elf_package_suite(void)
+{
+	Suite *s = suite_create("elf_package");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_elf_libc);
+	tcase_add_test(tc, test_elf_runpath_and_rpath);
+	tcase_add_test(tc, test_elf_fatbin);
+	tcase_add_test(tc, test_elf_32bit);
+	tcase_add_test(tc, test_elf_corrupt);
+	tcase_add_test(tc, test_elf_mangled);
+	tcase_add_test(tc, test_expand_tokens);
+	tcase_add_test(tc, test_expand_lists);
+	tcase_add_test(tc, test_expand_origin_links);
+	tcase_add_test(tc, test_package_pip);
+	tcase_add_test(tc, test_package_conda);
+	tcase_add_test(tc, test_package_dpkg_fake);
+	tcase_add_test(tc, test_package_dpkg_libc);
+	suite_add_tcase(s, tc);
+	return s;
+}
