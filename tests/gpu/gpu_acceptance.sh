@@ -33,7 +33,14 @@ run_pair() {  # name, env assignment or "", then the python code
 	cmp -s "$W/$name.bare.out" "$W/$name.traced.out" && echo "stdout identical to the bare run" | tee -a "$LOG"
 	python3 tests/gpu/summarize.py "$W/$name" >"$W/$name.summary"
 	cat "$W/$name.summary" >>"$LOG"
-	grep -E "$KEY" "$W/$name.summary" | grep -vE 'libnvrtc|libcufft|libcurand|libcusparse|libcusolver' | head -${4:-60}
+	if [ -n "${GPU_SUMMARY:-}" ]; then
+		grep -E "$KEY" "$W/$name.summary" | grep -vE 'libnvrtc|libcufft|libcurand|libcusparse|libcusolver' | head -${4:-60}
+	fi
+	# The diagnosis, as users read it.
+	"$GT" report "$W/$name" >"$W/$name.report" 2>&1
+	echo "report exit $?" >>"$W/$name.report"
+	"$GT" report --json "$W/$name" >"$OUT/$name.report.json" 2>&1
+	tee -a "$LOG" <"$W/$name.report" | cut -c1-230 | head -${4:-60}
 }
 
 section machine
