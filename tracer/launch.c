@@ -369,6 +369,25 @@ static bool set_loader_env(const char *lib)
 }
 
 
+/* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
+static void save_report(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, LOG_PREFIX "cannot write %s: %s\n", path, strerror(errno));
+		return;
+	}
+	report_after_run(dir, f);
+	fclose(f);
+}
+
 int launch_traced(const struct launch_opts *o)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
@@ -400,5 +419,7 @@ int launch_traced(const struct launch_opts *o)
 		return status;
 	if (!o->quiet)
 		report_after_run(dir, stderr);
+	if (o->out_dir)
+		save_report(dir);
 	return status;
 }

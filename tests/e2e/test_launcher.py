@@ -83,6 +83,13 @@ class Environment(unittest.TestCase):
         self.assertIn(b"libgputrace.so not found", p.stderr)
         self.assertIn(b"/nonexistent/libgputrace.so", p.stderr)
 
+    def test_report_kept_in_output_folder(self):
+        r = run_traced(["true"], opts=["-q"])
+        self.assertEqual(r.proc.stderr, b"")  # -q: nothing of ours on stderr
+        with open(os.path.join(r.outdir, "report.txt")) as f:
+            self.assertIn("gputrace report: 1 process, 0 errors", f.read())
+        cleanup(r)
+
     def test_trace_file_is_private(self):
         r = run_traced(["true"])
         self.assertEqual(len(r.traces), 1)
