@@ -155,10 +155,66 @@ static void put_str(char *s, size_t cap, size_t *pos, const char *add)
 	s[*pos] = 0;
 }
 
-/* <dir>/<host>.<pid>.jsonl, or <host>.<pid>.<k>.jsonl when an older process with
- * the same pid left its file there. Returns false if it does not fit. */
+/* The launchers' rank variables, in order of precedence: torchrun's RANK is a
+ * worker's global rank even under srun or mpirun. */
+static const char *const rank_vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					 "SLURM_PROCID", NULL };
+static const char *const size_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					 "SLURM_NTASKS", NULL };
+static char environ_buf[131072];
+
+/* A variable as it was when this program image started (/proc/self/environ):
+ * both halves of the library then name the same file, even if the program
+ * changed its environment (the preload half's getenv would see that, the
+ * audit half's would not). */
+static const char *initial_env(const char *name)
+{
+	static ssize_t len = -1;
+	size_t nl = strlen(name);
+	ssize_t i = 0;
+
+	if (len < 0)
+		len = read_small("/proc/self/environ", environ_buf, sizeof(environ_buf));
+	while (i < len) {
+		const char *entry = environ_buf + i;
+		size_t el = strlen(entry);
+
+		if (el > nl && strncmp(entry, name, nl) == 0 && entry[nl] == '=')
+			return entry + nl + 1;
+		i += (ssize_t)el + 1;
+	}
+	return NULL;
+}
+
+/* The first of the variables that holds a plain number; -1 if none. */
+static long env_number(const char *const *names, const char **which)
+{
+	const char *v;
+	char *end;
+	long n;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		v = initial_env(names[i]);
+		if (!v || !*v)
+			continue;
+		n = strtol(v, &end, 10);
+		if (*end == 0 && n >= 0) {
+			if (which)
+				*which = names[i];
+			return n;
+		}
+	}
+	return -1;
+}
+
+/* <dir>/<host>.<pid>[.rank<R>].jsonl, with .<k> before .jsonl when an older
+ * process with the same pid left its file there. Host, pid and rank keep the
+ * names of many hosts apart in one shared folder, without locks. Returns false
+ * if it does not fit. */
 static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
 {
+	long rank = env_number(rank_vars, NULL);
 	const char *dir = getenv("GPUTRACE_DIR");
 	size_t pos = 0;
 
@@ -168,6 +224,10 @@ static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k
 	put_str(out, cap, &pos, host);
 	put_str(out, cap, &pos, ".");
 	put_num(out, cap, &pos, (unsigned long long)pid);
+	if (rank >= 0) {
+		put_str(out, cap, &pos, ".rank");
+		put_num(out, cap, &pos, (unsigned long long)rank);
+	}
 	if (k) {
 		put_str(out, cap, &pos, ".");
 		put_num(out, cap, &pos, (unsigned long long)k);
@@ -221,8 +281,10 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 {
 	struct jline j;
 	char exe[PATH_MAX], cwd[PATH_MAX];
+	const char *rank_var = NULL;
 	ssize_t n;
 	size_t i, len;
+	long rank;
 
 	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
 	jl_str(&j, "format", GT_FORMAT_NAME);
@@ -242,6 +304,14 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	if (getcwd(cwd, sizeof(cwd)))
 		jl_str(&j, "cwd", cwd);
 	jl_str(&j, "glibc", gnu_get_libc_version());
+	rank = env_number(rank_vars, &rank_var);
+	if (rank >= 0) {
+		jl_int(&j, "rank", rank);
+		jl_str(&j, "rank_var", rank_var);
+	}
+	rank = env_number(size_vars, NULL);
+	if (rank >= 0)
+		jl_int(&j, "world_size", rank);
 	add_argv(&j);
 	/* env: only the variables that steer loading, and the rank variables. */
 	jl_object_begin(&j, "env");

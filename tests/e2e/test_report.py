@@ -528,7 +528,7 @@ class BadInput(ReportCase):
 
     def good_trace(self):
         run, outdir = self.trace([fix("scenarios/sc_cuda")], llp("driver"))
-        (name,) = os.listdir(outdir)
+        (name,) = [n for n in os.listdir(outdir) if n.endswith(".jsonl")]
         with open(os.path.join(outdir, name), "rb") as f:
             return f.read()
 
