@@ -425,7 +425,7 @@ class Crashed(ReportCase):
     def test_trace_cut_at_a_line_end(self):
         """No closing line and no launcher record: the process died."""
         run, outdir = self.trace([fix("scenarios/sc_cuda")], llp("driver"))
-        (name,) = os.listdir(outdir)
+        (name,) = [n for n in os.listdir(outdir) if n.endswith(".jsonl")]
         path = os.path.join(outdir, name)
         with open(path, "rb") as f:
             lines = f.read().split(b"\n")
@@ -496,7 +496,7 @@ class Clean(ReportCase):
 
     def test_report_on_one_file(self):
         run, outdir = self.trace([fix("scenarios/sc_cuda")], llp("cuda-13/lib64/stubs"))
-        (name,) = os.listdir(outdir)
+        (name,) = [n for n in os.listdir(outdir) if n.endswith(".jsonl")]
         rep = report("--json", os.path.join(outdir, name))
         self.assertEqual(rep.returncode, 1, rep.stderr)
         self.assertIn("driver-stub", Diagnosis(run, rep).ids())
