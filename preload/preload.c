@@ -115,7 +115,11 @@ static void after_fork_in_child(void)
 		return;
 	api_stats_reset();
 	stats_flushed = 0;
+	/* Said in the header: a fork child that ends with _exit (as worker
+	 * processes do) leaves no closing line, and that is no crash. */
+	preload_trace.forked = true;
 	gt_trace_fd(&preload_trace);
+	preload_trace.forked = false;
 }
 
 /* The exit listing is gathered into one buffer and written in few writes. */

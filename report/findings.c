@@ -150,6 +150,17 @@ const struct gt_finding *gt_findings_find(const struct gt_findings *f, const cha
 	return NULL;
 }
 
+void gt_findings_free_last(struct gt_findings *f, size_t keep)
+{
+	while (f->n > keep) {
+		struct gt_finding *x = &f->v[--f->n];
+
+		free(x->summary);
+		free(x->fix);
+		json_decref(x->evidence);
+	}
+}
+
 void gt_findings_free(struct gt_findings *f)
 {
 	size_t i;

@@ -8,6 +8,8 @@
 
 #include "model.h"
 
+struct gt_group;
+
 enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
 
 #define GT_MAX_CAUSES 8
@@ -19,6 +21,7 @@ struct gt_finding {
 	char *fix;                      /* what to do, concretely */
 	json_t *evidence;               /* array of objects, each with "what" */
 	const struct gt_proc_model *proc;
+	const struct gt_group *members;  /* set when the finding is about other processes than proc's group */
 	const char *caused_by[GT_MAX_CAUSES];
 	int ncaused;
 };
@@ -44,6 +47,8 @@ void gt_evidence_int(json_t *e, const char *key, long long value);
 const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
 					  const struct gt_proc_model *m);
 void gt_findings_free(struct gt_findings *f);
+/* Drops the findings added after the first `keep`. */
+void gt_findings_free_last(struct gt_findings *f, size_t keep);
 const char *gt_severity_name(enum gt_severity s);
 
 /* A rule looks at one process and adds what it finds. */

@@ -83,22 +83,26 @@ static json_t *api_json(const struct gt_process *p)
 	return arr;
 }
 
-static json_t *process_json(const struct gt_proc_model *m)
+/* A process of a group: its own identity, the group's libraries and outcomes
+ * (equal by construction). */
+static json_t *process_json(const struct gt_proc_model *m, const struct gt_member *who, size_t group)
 {
 	const struct gt_process *p = m->proc;
 	json_t *o = json_object(), *argv = json_array(), *libs = json_array(), *end = json_object();
 	json_t *allocs = json_object();
 	size_t i;
 
-	json_object_set_new(o, "pid", json_integer(p->pid));
-	json_object_set_new(o, "ppid", json_integer(p->ppid));
-	json_object_set_new(o, "host", str_or_null(p->host));
+	json_object_set_new(o, "pid", json_integer(who->pid));
+	json_object_set_new(o, "ppid", json_integer(who->ppid));
+	json_object_set_new(o, "host", str_or_null(who->host));
+	json_object_set_new(o, "rank", who->rank >= 0 ? json_integer(who->rank) : json_null());
+	json_object_set_new(o, "group", json_integer((json_int_t)group));
 	json_object_set_new(o, "exe", json_null());
 	gt_evidence_str(o, "exe", p->exe);
 	for (i = 0; i < p->argc; i++)
 		json_array_append_new(argv, str_or_null(p->argv[i]));
 	json_object_set_new(o, "argv", argv);
-	gt_evidence_str(o, "trace", p->file);
+	gt_evidence_str(o, "trace", who->file);
 	json_object_set_new(end, "how", json_string(m->ended_how));
 	if (m->ended_signal)
 		json_object_set_new(end, "signal", json_integer(m->ended_signal));
@@ -117,9 +121,29 @@ static json_t *process_json(const struct gt_proc_model *m)
 	return o;
 }
 
+/* Pids, ranks and hosts of a group, as three arrays set on o. */
+static void members_json(json_t *o, const struct gt_group *g)
+{
+	json_t *pids = json_array(), *ranks = json_array(), *hosts = json_array();
+	size_t i, k;
+
+	for (i = 0; i < g->nmembers; i++) {
+		json_array_append_new(pids, json_integer(g->members[i].pid));
+		if (g->members[i].rank >= 0)
+			json_array_append_new(ranks, json_integer(g->members[i].rank));
+		for (k = 0; k < i && strcmp(g->members[k].host, g->members[i].host) != 0; k++)
+			;
+		if (k == i)
+			json_array_append_new(hosts, json_string(g->members[i].host));
+	}
+	json_object_set_new(o, "processes", pids);
+	json_object_set_new(o, "ranks", ranks);
+	json_object_set_new(o, "hosts", hosts);
+}
+
 static json_t *finding_json(const struct gt_finding *x)
 {
-	json_t *o = json_object(), *pids = json_array(), *causes = json_array();
+	json_t *o = json_object(), *causes = json_array();
 	int k;
 
 	json_object_set_new(o, "id", json_string(x->id));
@@ -127,8 +151,10 @@ static json_t *finding_json(const struct gt_finding *x)
 	gt_evidence_str(o, "summary", x->summary);
 	json_object_set_new(o, "evidence", json_incref(x->evidence));
 	gt_evidence_str(o, "fix", x->fix);
-	json_array_append_new(pids, json_integer(x->proc->proc->pid));
-	json_object_set_new(o, "processes", pids);
+	if (x->members)
+		members_json(o, x->members);
+	else
+		members_json(o, gt_group_of(x->proc));
 	for (k = 0; k < x->ncaused; k++)
 		json_array_append_new(causes, json_string(x->caused_by[k]));
 	if (x->ncaused)
@@ -141,16 +167,29 @@ static json_t *finding_json(const struct gt_finding *x)
 void gt_render_json(FILE *f, const struct gt_report *r)
 {
 	json_t *root = json_object(), *findings = json_array(), *procs = json_array();
-	size_t i;
+	json_t *groups = json_array();
+	size_t i, k;
 
 	json_object_set_new(root, "format", json_string("gputrace-report"));
 	json_object_set_new(root, "version", json_integer(1));
 	for (i = 0; i < r->findings.n; i++)
 		json_array_append_new(findings, finding_json(&r->findings.v[i]));
-	for (i = 0; i < r->n; i++)
-		json_array_append_new(procs, process_json(&r->models[i]));
+	for (i = 0; i < r->ngroups; i++) {
+		const struct gt_group *g = r->groups[i];
+		json_t *go = json_object();
+
+		for (k = 0; k < g->nmembers; k++)
+			json_array_append_new(procs, process_json(&g->model, &g->members[k], i));
+		members_json(go, g);
+		json_object_set_new(go, "count", json_integer((json_int_t)g->nmembers));
+		json_object_set_new(go, "representative", json_integer(g->members[0].pid));
+		json_object_set_new(go, "pids", json_incref(json_object_get(go, "processes")));
+		json_object_del(go, "processes");
+		json_array_append_new(groups, go);
+	}
 	json_object_set_new(root, "findings", findings);
 	json_object_set_new(root, "processes", procs);
+	json_object_set_new(root, "groups", groups);
 	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(root);

@@ -78,14 +78,20 @@ static void print_tried(FILE *f, json_t *tried)
 	fprintf(f, " (%zu paths)\n", json_array_size(tried));
 }
 
-static void print_finding(FILE *f, const struct gt_finding *x, bool color)
+static void print_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
 {
+	const struct gt_group *g = x->members ? x->members : gt_group_of(x->proc);
+	char who[1024];
 	size_t i;
 	json_t *e;
 	int k;
 
 	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
 		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", x->summary);
+	if (r->nprocs > 1) {
+		gt_describe_members(g, who, sizeof(who));
+		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, who);
+	}
 	json_array_foreach(x->evidence, i, e) {
 		fprintf(f, "           - %s\n", json_string_value(json_object_get(e, "what")));
 		print_tried(f, json_object_get(e, "tried"));
@@ -113,15 +119,22 @@ static void print_lib(FILE *f, const struct gt_lib *l)
 static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
 {
 	const struct gt_process *p = m->proc;
-	char end[128];
+	const struct gt_group *g = gt_group_of(m);
+	char end[128], who[1024];
 	size_t i;
 	int shown = 0;
 
 	gt_describe_end(m, end, sizeof(end));
-	fprintf(f, "pid %ld %s: %s\n", p->pid, p->argc ? p->argv[0] : (p->exe ? p->exe : "?"), end);
+	gt_describe_members(g, who, sizeof(who));
+	if (g->nmembers > 1)
+		fprintf(f, "%zu processes like pid %ld %s (%s): %s\n", g->nmembers, p->pid,
+			p->argc ? p->argv[0] : (p->exe ? p->exe : "?"), who, end);
+	else
+		fprintf(f, "pid %ld %s (%s): %s\n", p->pid, p->argc ? p->argv[0] : (p->exe ? p->exe : "?"),
+			who, end);
 	for (i = 0; i < r->findings.n; i++)
 		if (r->findings.v[i].proc == m) {
-			print_finding(f, &r->findings.v[i], color);
+			print_finding(f, r, &r->findings.v[i], color);
 			shown++;
 		}
 	if (!shown && m->nlibs)
@@ -143,17 +156,17 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 		errors += r->findings.v[i].severity == GT_SEV_ERROR;
 		warnings += r->findings.v[i].severity == GT_SEV_WARNING;
 	}
-	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s\n", r->n,
-		r->n == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-	for (i = 0; i < r->n; i++) {
-		const struct gt_proc_model *m = &r->models[i];
+	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s\n", r->nprocs,
+		r->nprocs == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	for (i = 0; i < r->ngroups; i++) {
+		const struct gt_proc_model *m = &r->groups[i]->model;
 		bool has_finding = false;
 		size_t k;
 
 		for (k = 0; k < r->findings.n; k++)
 			has_finding |= r->findings.v[k].proc == m;
 		if (!m->nlibs && !has_finding) {
-			quiet++;
+			quiet += r->groups[i]->nmembers;
 			continue;
 		}
 		print_process(f, r, m, color);

@@ -107,15 +107,16 @@ void gt_render_tree(FILE *f, const struct gt_report *r, bool color)
 {
 	size_t i, k;
 
-	for (i = 0; i < r->n; i++) {
-		struct tree t = { f, &r->models[i], color, NULL };
-		const struct gt_process *p = r->models[i].proc;
+	for (i = 0; i < r->ngroups; i++) {
+		struct tree t = { f, &r->groups[i]->model, color, NULL };
+		const struct gt_process *p = r->groups[i]->model.proc;
 
 		t.wanted = calloc(p->nobjects ? p->nobjects : 1, sizeof(bool));
 		if (!t.wanted)
 			abort();
 		mark_wanted(&t);
-		fprintf(f, "pid %ld %s\n", p->pid, p->argc ? p->argv[0] : "?");
+		fprintf(f, "pid %ld %s%s\n", p->pid, p->argc ? p->argv[0] : "?",
+			r->groups[i]->nmembers > 1 ? " (and the processes like it)" : "");
 		for (k = 0; k < p->nobjects; k++)
 			if ((t.wanted[k] || p->objects[k].main) && parent_of(p, k) < 0)
 				print_node(&t, k, 1);

@@ -11,16 +11,70 @@
 
 #include "package.h"
 
+char *gt_signature(const struct gt_proc_model *m);
+
+static void add_member(struct gt_group *g, const struct gt_process *p)
+{
+	struct gt_member *x;
+
+	g->members = realloc(g->members, (g->nmembers + 1) * sizeof(*g->members));
+	if (!g->members)
+		abort();
+	x = &g->members[g->nmembers++];
+	x->pid = p->pid;
+	x->ppid = p->ppid;
+	x->rank = p->rank;
+	x->host = strdup(p->host ? p->host : "?");
+	x->file = strdup(p->file ? p->file : "?");
+	if (!x->host || !x->file)
+		abort();
+}
+
+static void group_free(struct gt_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nmembers; i++) {
+		free(g->members[i].host);
+		free(g->members[i].file);
+	}
+	free(g->members);
+	free(g->signature);
+	gt_model_free(&g->model);
+	gt_process_free(&g->proc);
+	free(g);
+}
+
+/* Reads one trace; a process like one already seen joins that group and its
+ * trace is let go at once. */
 static bool add_file(struct gt_report *r, const char *path, char *err, size_t errcap)
 {
-	r->procs = realloc(r->procs, (r->n + 1) * sizeof(*r->procs));
-	if (!r->procs)
+	struct gt_group *g = calloc(1, sizeof(*g));
+	size_t i;
+
+	if (!g)
 		abort();
-	if (!gt_read_trace(path, &r->procs[r->n], err, errcap)) {
-		gt_process_free(&r->procs[r->n]);
+	if (!gt_read_trace(path, &g->proc, err, errcap)) {
+		gt_process_free(&g->proc);
+		free(g);
 		return false;
 	}
-	r->n++;
+	if (!gt_model_build(&g->proc, &g->model))
+		abort();
+	g->signature = gt_signature(&g->model);
+	r->nprocs++;
+	for (i = 0; i < r->ngroups; i++) {
+		if (strcmp(r->groups[i]->signature, g->signature) == 0) {
+			add_member(r->groups[i], &g->proc);
+			group_free(g);
+			return true;
+		}
+	}
+	add_member(g, &g->proc);
+	r->groups = realloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	if (!r->groups)
+		abort();
+	r->groups[r->ngroups++] = g;
 	return true;
 }
 
@@ -63,16 +117,15 @@ bool gt_report_load(struct gt_report *r, char *const *paths, int npaths, char *e
 	return true;
 }
 
+void rule_divergent_processes(const struct gt_report *r, struct gt_findings *out);
+
 void gt_report_analyse(struct gt_report *r)
 {
 	size_t i;
 
-	r->models = calloc(r->n ? r->n : 1, sizeof(*r->models));
-	if (!r->models)
-		abort();
-	for (i = 0; i < r->n; i++)
-		if (gt_model_build(&r->procs[i], &r->models[i]))
-			gt_run_rules(&r->models[i], &r->findings);
+	for (i = 0; i < r->ngroups; i++)
+		gt_run_rules(&r->groups[i]->model, &r->findings);
+	rule_divergent_processes(r, &r->findings);
 }
 
 void gt_report_free(struct gt_report *r)
@@ -80,13 +133,9 @@ void gt_report_free(struct gt_report *r)
 	size_t i;
 
 	gt_findings_free(&r->findings);
-	for (i = 0; i < r->n; i++) {
-		if (r->models)
-			gt_model_free(&r->models[i]);
-		gt_process_free(&r->procs[i]);
-	}
-	free(r->models);
-	free(r->procs);
+	for (i = 0; i < r->ngroups; i++)
+		group_free(r->groups[i]);
+	free(r->groups);
 	gt_package_cache_free();
 	memset(r, 0, sizeof(*r));
 }

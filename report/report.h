@@ -9,12 +9,36 @@
 #include "model.h"
 #include "trace_read.h"
 
+/* One process of a group. */
+struct gt_member {
+	long pid, ppid, rank;
+	char *host;
+	char *file;
+};
+
+/* Processes that loaded the same libraries, at the same versions, from the
+ * same places, and got the same API outcomes: analysed once, counted, listed.
+ * Only the first one's trace is kept, so memory does not grow with the count
+ * of identical processes (64 ranks of one job are one group). */
+struct gt_group {
+	struct gt_process proc;      /* the first process of the group */
+	struct gt_proc_model model;
+	char *signature;
+	struct gt_member *members;   /* all of them, the first included */
+	size_t nmembers;
+};
+
 struct gt_report {
-	struct gt_process *procs;
-	struct gt_proc_model *models;
-	size_t n;
+	struct gt_group **groups;
+	size_t ngroups;
+	size_t nprocs;
 	struct gt_findings findings;
 };
+
+/* The group a model belongs to. */
+const struct gt_group *gt_group_of(const struct gt_proc_model *m);
+/* "ranks 40-42 on host c" / "pid 123 on host c": who a group is, in words. */
+void gt_describe_members(const struct gt_group *g, char *out, size_t cap);
 
 /* Reads the traces named (files, or folders of *.jsonl). On bad input returns
  * false with a one-line message naming the file in err. */

@@ -17,6 +17,10 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 
 	if (strcmp(m->ended_how, "exit") == 0)
 		return;
+	/* A fork child that never exec'd ends with _exit as worker processes do
+	 * (Python's multiprocessing): no closing line is expected of it. */
+	if (strcmp(m->ended_how, "unknown") == 0 && p->forked && p->images == 1)
+		return;
 	if (strcmp(m->ended_how, "signal") == 0)
 		f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
 				   "Look at the last libraries loaded below first: run the program under "

@@ -73,20 +73,28 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 {
 	json_t *argv = json_object_get(o, "argv"), *v;
 	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
+	const char *image = json_string_value(json_object_get(o, "image"));
 	size_t i;
 
-	if (src && strcmp(src, "audit") == 0) {
-		p->audit_seen = true;
+	/* Both halves write a header per image; a new image id is an exec. */
+	if (!*seen_header || (image && strcmp(image, p->image) != 0)) {
 		p->images++;
 		p->clean_end = false;  /* the end line belongs to the last image */
-	} else if (!*seen_header) {
-		p->images++;
 	}
+	if (image)
+		snprintf(p->image, sizeof(p->image), "%s", image);
+	if (src && strcmp(src, "audit") == 0)
+		p->audit_seen = true;
+	if (!*seen_header)
+		p->forked = json_is_true(json_object_get(o, "fork"));
 	*seen_header = true;
 	if (p->exe)
 		return;  /* the first header names the process */
 	p->env = json_incref(json_object_get(o, "env"));
 	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
+	p->rank = json_is_integer(json_object_get(o, "rank")) ? (long)json_integer_value(json_object_get(o, "rank")) : -1;
+	p->world_size = json_is_integer(json_object_get(o, "world_size")) ?
+			(long)json_integer_value(json_object_get(o, "world_size")) : -1;
 	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
 	p->host = field(o, "host");
 	p->exe = field(o, "exe");

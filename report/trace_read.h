@@ -76,12 +76,14 @@ struct gt_object {
 struct gt_process {
 	char *file;
 	long pid, ppid;
+	long rank, world_size;  /* -1 when no launcher set one */
 	char *host, *exe;
 	char **argv;
 	size_t argc;
 	bool audit_seen;      /* the audit half ran: searches are complete */
 	bool clean_end;       /* the "end" line is there */
 	int images;           /* program images seen (more than one: exec) */
+	bool forked;          /* a fork child: its first image is its parent's */
 	struct gt_object *objects;
 	size_t nobjects;
 	struct gt_search *searches;
@@ -104,6 +106,7 @@ struct gt_process {
 	int reaped_signal;    /* when reaped by a signal */
 	void *env;            /* json_t object: the header's loading environment */
 	bool in_queries;      /* parsing state: inside gputrace's own version calls */
+	char image[24];       /* parsing state: the image of the last header */
 };
 
 /* The value of an environment variable recorded in the header, or NULL. */

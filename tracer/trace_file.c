@@ -295,6 +295,8 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	jl_int(&j, "ppid", getppid());
 	jl_str(&j, "host", host);
 	jl_str(&j, "image", gt_image_id());
+	if (t->forked)
+		jl_bool(&j, "fork", true);
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, "uid", getuid());
 	jl_int(&j, "euid", geteuid());

@@ -16,6 +16,7 @@ struct gt_trace {
 	dev_t dev;             /* identity of the file behind fd: the program may */
 	ino_t ino;             /* close our fd and reuse its number */
 	volatile char *canary; /* a MADV_WIPEONFORK page: 0 in a child after fork */
+	bool forked;           /* the next header is a fork child's (same image, new pid) */
 	char path[PATH_MAX];
 };
 
