@@ -36,8 +36,8 @@ void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
  * loader tries inside each one: "searched /lib/x86_64-linux-gnu" says it. */
 static void base_folder(const char *path, char *out, size_t cap)
 {
-	static const char *const subdirs[] = { "/glibc-hwcaps/", "/tls/", "/tls", "/x86_64/", "/haswell/",
-					       "/avx512_1/", NULL };
+	static const char *const subdirs[] = { "/glibc-hwcaps/", "/tls/", "/tls", "/x86_64/", "/x86_64",
+					       "/haswell/", "/avx512_1/", NULL };
 	char *slash, *cut;
 	int k;
 
@@ -46,9 +46,14 @@ static void base_folder(const char *path, char *out, size_t cap)
 	if (slash)
 		*slash = 0;
 	for (k = 0; subdirs[k]; k++) {
-		cut = strstr(out, subdirs[k]);
-		if (cut && (cut[strlen(subdirs[k]) - 1] == '/' || cut[strlen(subdirs[k])] == 0))
-			*cut = 0;
+		size_t sl = strlen(subdirs[k]);
+
+		for (cut = strstr(out, subdirs[k]); cut; cut = strstr(cut + 1, subdirs[k])) {
+			if (subdirs[k][sl - 1] == '/' || cut[sl] == 0) {
+				*cut = 0;
+				break;
+			}
+		}
 	}
 }
 

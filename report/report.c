@@ -9,18 +9,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fingerprint.h"
 #include "package.h"
 
 char *gt_signature(const struct gt_proc_model *m);
+
+static struct gt_member *new_member(struct gt_group *g)
+{
+	g->members = realloc(g->members, (g->nmembers + 1) * sizeof(*g->members));
+	if (!g->members)
+		abort();
+	return &g->members[g->nmembers++];
+}
 
 static void add_member(struct gt_group *g, const struct gt_process *p)
 {
 	struct gt_member *x;
 
-	g->members = realloc(g->members, (g->nmembers + 1) * sizeof(*g->members));
-	if (!g->members)
-		abort();
-	x = &g->members[g->nmembers++];
+	x = new_member(g);
 	x->pid = p->pid;
 	x->ppid = p->ppid;
 	x->rank = p->rank;
@@ -45,13 +51,61 @@ static void group_free(struct gt_group *g)
 	free(g);
 }
 
+static void remember_fingerprint(struct gt_group *g, uint64_t fp)
+{
+	if (g->nfingerprints < (int)(sizeof(g->fingerprints) / sizeof(g->fingerprints[0])))
+		g->fingerprints[g->nfingerprints++] = fp;
+}
+
+/* A trace whose fingerprint a group knows: only its header is read. */
+static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const char *first)
+{
+	json_t *h, *rank;
+	struct gt_member *x;
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->ngroups; i++) {
+		for (k = 0; k < r->groups[i]->nfingerprints; k++) {
+			if (r->groups[i]->fingerprints[k] != fp)
+				continue;
+			h = json_loads(first, 0, NULL);
+			if (!json_is_object(h)) {
+				json_decref(h);
+				return false;
+			}
+			x = new_member(r->groups[i]);
+			x->pid = (long)json_integer_value(json_object_get(h, "pid"));
+			x->ppid = (long)json_integer_value(json_object_get(h, "ppid"));
+			rank = json_object_get(h, "rank");
+			x->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
+			x->host = strdup(json_string_value(json_object_get(h, "host")) ?
+					 json_string_value(json_object_get(h, "host")) : "?");
+			x->file = strdup(path);
+			if (!x->host || !x->file)
+				abort();
+			json_decref(h);
+			r->nprocs++;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Reads one trace; a process like one already seen joins that group and its
  * trace is let go at once. */
 static bool add_file(struct gt_report *r, const char *path, char *err, size_t errcap)
 {
-	struct gt_group *g = calloc(1, sizeof(*g));
+	static char first[1 << 20];
+	struct gt_group *g;
+	bool have_fp;
+	uint64_t fp = 0;
 	size_t i;
 
+	have_fp = gt_trace_fingerprint(path, &fp, first, sizeof(first));
+	if (have_fp && add_known(r, path, fp, first))
+		return true;
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		abort();
 	if (!gt_read_trace(path, &g->proc, err, errcap)) {
@@ -66,11 +120,15 @@ static bool add_file(struct gt_report *r, const char *path, char *err, size_t er
 	for (i = 0; i < r->ngroups; i++) {
 		if (strcmp(r->groups[i]->signature, g->signature) == 0) {
 			add_member(r->groups[i], &g->proc);
+			if (have_fp)
+				remember_fingerprint(r->groups[i], fp);
 			group_free(g);
 			return true;
 		}
 	}
 	add_member(g, &g->proc);
+	if (have_fp)
+		remember_fingerprint(g, fp);
 	r->groups = realloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
 	if (!r->groups)
 		abort();

@@ -3,6 +3,7 @@
 #define GPUTRACE_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "findings.h"
@@ -26,6 +27,8 @@ struct gt_group {
 	char *signature;
 	struct gt_member *members;   /* all of them, the first included */
 	size_t nmembers;
+	uint64_t fingerprints[8];    /* of traces known to belong here (fingerprint.h) */
+	int nfingerprints;
 };
 
 struct gt_report {

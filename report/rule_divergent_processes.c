@@ -113,6 +113,24 @@ static int diff_api(struct gt_finding *f, const struct gt_process *maj, const st
 	return n;
 }
 
+/* The ranks and hosts of a group, as arrays in an evidence item. */
+static void add_who(json_t *e, const struct gt_group *g)
+{
+	json_t *ranks = json_array(), *hosts = json_array();
+	size_t i, k;
+
+	for (i = 0; i < g->nmembers; i++) {
+		if (g->members[i].rank >= 0)
+			json_array_append_new(ranks, json_integer(g->members[i].rank));
+		for (k = 0; k < i && strcmp(g->members[k].host, g->members[i].host) != 0; k++)
+			;
+		if (k == i)
+			json_array_append_new(hosts, json_string(g->members[i].host));
+	}
+	json_object_set_new(e, "ranks", ranks);
+	json_object_set_new(e, "hosts", hosts);
+}
+
 static void compare(const struct gt_report *r, const struct gt_group *maj, const struct gt_group *min,
 		    size_t population, bool with_api, struct gt_findings *out)
 {
@@ -138,7 +156,8 @@ static void compare(const struct gt_report *r, const struct gt_group *maj, const
 	free(f->summary);
 	if (asprintf(&f->summary, "%s: %s (the majority, %s, has the other)", who, first, majority) < 0)
 		abort();
-	gt_evidence_add(f, "the majority: %s", majority);
+	add_who(gt_evidence_add(f, "the odd one%s: %s", min->nmembers == 1 ? "" : "s", who), min);
+	add_who(gt_evidence_add(f, "the majority: %s", majority), maj);
 }
 
 static void divergence_by_rank(const struct gt_report *r, struct gt_findings *out)

@@ -30,8 +30,12 @@ void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
 		gt_evidence_str(e, "requester", s->requester);
 		gt_evidence_tries(e, s);
 	}
-	if (gt_called_with(p, "cudaGetDeviceCount", 35)) {
-		e = gt_evidence_add(f, "cudaGetDeviceCount returned 35 cudaErrorInsufficientDriver");
+	if (gt_called_with(p, "cudaGetDeviceCount", 35) || gt_called_with(p, "cudaMalloc", 35)) {
+		const char *fn = gt_called_with(p, "cudaGetDeviceCount", 35) ? "cudaGetDeviceCount" : "cudaMalloc";
+
+		e = gt_evidence_add(f, "%s returned 35 cudaErrorInsufficientDriver, and no libcuda.so.1 "
+				    "is loaded", fn);
+		gt_evidence_str(e, "fn", fn);
 		gt_evidence_int(e, "status", 35);
 		gt_evidence_str(e, "status_name", "cudaErrorInsufficientDriver");
 	}

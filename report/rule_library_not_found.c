@@ -15,7 +15,7 @@
 static const char *const patterns[] = {
 	"$CUDA_HOME/lib64", "$CUDA_HOME/lib", "$CUDA_PATH/lib64", "$CUDA_PATH/lib",
 	"$CONDA_PREFIX/lib", "$VIRTUAL_ENV/lib/python3*/site-packages/nvidia/*/lib",
-	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/lib64/stubs",
+	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib",
 	"/usr/lib/x86_64-linux-gnu", "/opt/conda/lib", NULL,
 };
 

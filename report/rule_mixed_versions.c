@@ -10,17 +10,25 @@
 
 /* The version a part claims, compared on three fields: the file name or the
  * package when they say more than a major, else the library's own answer. */
-static void part_version(const struct gt_lib *l, char *out, size_t cap)
+static const char *part_version(const struct gt_lib *l, char *out, size_t cap)
 {
-	const char *v = strchr(l->file_version, '.') ? l->file_version :
-			l->package_version[0] ? l->package_version : l->api_version;
+	const char *v = l->api_version, *source = "api";
 
+	if (strchr(l->file_version, '.')) {
+		v = l->file_version;
+		source = "file";
+	} else if (l->package_version[0]) {
+		v = l->package_version;
+		source = "package";
+	}
 	gt_version_key(v, out, cap);
+	return source;
 }
 
 static void check_family(const struct gt_proc_model *m, const char *family, struct gt_findings *out)
 {
 	char first[32] = "", v[32], api[32];
+	const char *source;
 	const struct gt_lib *a = NULL, *b = NULL;
 	struct gt_finding *f;
 	size_t i;
@@ -58,12 +66,13 @@ static void check_family(const struct gt_proc_model *m, const char *family, stru
 
 		if (strcmp(l->fi.family, family) != 0)
 			continue;
-		part_version(l, v, sizeof(v));
+		source = part_version(l, v, sizeof(v));
 		e = gt_evidence_add(f, "%s %s from %s [%s]%s%s", l->fi.component, v[0] ? v : "?",
 				    l->obj->path, l->found_by ? l->found_by : "?",
 				    l->api_version[0] ? ", answers " : "", l->api_version);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "version", v);
+		gt_evidence_str(e, "version_source", source);
 		if (l->api_version[0])
 			gt_evidence_str(e, "api_version", l->api_version);
 	}

@@ -1,0 +1,103 @@
+/* Trace fingerprints (see fingerprint.h): FNV-1a over the bytes of the file,
+ * skipping the values of the keys that identify a process rather than what it
+ * did. Anything unexpected only makes fingerprints differ, which costs a full
+ * parse, never a wrong merge. */
+#include "fingerprint.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Keys whose values differ between identical processes. Numbers and short
+ * strings only; the whole "env" object is kept but for the rank variables. */
+static const char *const volatile_keys[] = {
+	"\"t_us\":", "\"tid\":", "\"pid\":", "\"ppid\":", "\"start_ticks\":", "\"seq\":",
+	"\"search\":", "\"image\":", "\"rank\":", "\"RANK\":", "\"LOCAL_RANK\":",
+	"\"OMPI_COMM_WORLD_RANK\":", "\"PMI_RANK\":", "\"PMIX_RANK\":", "\"SLURM_PROCID\":",
+	"\"host\":", NULL,
+};
+
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+
+/* Length of the value that starts at s: digits, or a simple "string". */
+static size_t value_len(const char *s, const char *end)
+{
+	const char *p = s;
+
+	if (p < end && *p == '"') {
+		for (p++; p < end && *p != '"' && *p != '\\' && *p != '\n'; p++)
+			;
+		return p < end && *p == '"' ? (size_t)(p + 1 - s) : 0;
+	}
+	while (p < end && ((*p >= '0' && *p <= '9') || *p == '-'))
+		p++;
+	return (size_t)(p - s);
+}
+
+/* At a key of the list? Returns its length, else 0. A key is a short quoted
+ * name followed by ':'; only names of the right length are compared. */
+static size_t volatile_key_at(const char *s, const char *end)
+{
+	const char *q = s + 1;
+	size_t len;
+	int k;
+
+	while (q < end && *q != '"' && q - s < 24)
+		q++;
+	if (q + 1 >= end || *q != '"' || q[1] != ':')
+		return 0;
+	len = (size_t)(q + 2 - s);
+	for (k = 0; volatile_keys[k]; k++)
+		if (strnlen(volatile_keys[k], len + 1) == len && memcmp(s, volatile_keys[k], len) == 0)
+			return len;
+	return 0;
+}
+
+static uint64_t hash_bytes(const char *s, const char *end)
+{
+	uint64_t h = FNV_OFFSET;
+	size_t kl;
+
+	while (s < end) {
+		if (*s == '"' && (kl = volatile_key_at(s, end)) != 0) {
+			s += kl;
+			s += value_len(s, end);
+			h = (h ^ '#') * FNV_PRIME;
+			continue;
+		}
+		h = (h ^ (unsigned char)*s++) * FNV_PRIME;
+	}
+	return h;
+}
+
+bool gt_trace_fingerprint(const char *path, uint64_t *fp, char *first, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *data, *nl;
+	bool ok = false;
+	size_t fl;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		goto out;
+	data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (data == MAP_FAILED)
+		goto out;
+	nl = memchr(data, '\n', (size_t)st.st_size);
+	fl = nl ? (size_t)(nl - data) : 0;
+	if (nl && fl < cap) {
+		memcpy(first, data, fl);
+		first[fl] = 0;
+		*fp = hash_bytes(data, data + st.st_size);
+		ok = true;
+	}
+	munmap((void *)data, (size_t)st.st_size);
+out:
+	close(fd);
+	return ok;
+}
