@@ -38,37 +38,69 @@ static size_t value_len(const char *s, const char *end)
 }
 
 /* At a key of the list? Returns its length, else 0. A key is a short quoted
- * name followed by ':'; only names of the right length are compared. */
+ * name followed by ':'; most quotes open values and paths, so the first
+ * letter is checked before anything else. */
 static size_t volatile_key_at(const char *s, const char *end)
 {
+	static size_t lens[sizeof(volatile_keys) / sizeof(volatile_keys[0])];
 	const char *q = s + 1;
 	size_t len;
 	int k;
 
+	if (q >= end || !strchr("tpsirRLOPSh", *q))
+		return 0;
 	while (q < end && *q != '"' && q - s < 24)
 		q++;
 	if (q + 1 >= end || *q != '"' || q[1] != ':')
 		return 0;
 	len = (size_t)(q + 2 - s);
-	for (k = 0; volatile_keys[k]; k++)
-		if (strnlen(volatile_keys[k], len + 1) == len && memcmp(s, volatile_keys[k], len) == 0)
+	for (k = 0; volatile_keys[k]; k++) {
+		if (!lens[k])
+			lens[k] = strlen(volatile_keys[k]);
+		if (lens[k] == len && memcmp(s, volatile_keys[k], len) == 0)
 			return len;
+	}
 	return 0;
+}
+
+/* Mixes a run of bytes into h eight at a time: most of a trace is paths
+ * between quotes, and a byte-at-a-time hash would cost more than the rest. */
+static uint64_t mix_run(uint64_t h, const char *s, size_t n)
+{
+	uint64_t w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * FNV_PRIME;
+		h ^= h >> 29;
+	}
+	for (; n; s++, n--)
+		h = (h ^ (unsigned char)*s) * FNV_PRIME;
+	return h;
 }
 
 static uint64_t hash_bytes(const char *s, const char *end)
 {
 	uint64_t h = FNV_OFFSET;
+	const char *q;
 	size_t kl;
 
 	while (s < end) {
-		if (*s == '"' && (kl = volatile_key_at(s, end)) != 0) {
+		q = memchr(s, '"', (size_t)(end - s));
+		if (!q)
+			q = end;
+		h = mix_run(h, s, (size_t)(q - s));
+		s = q;
+		if (s >= end)
+			break;
+		if ((kl = volatile_key_at(s, end)) != 0) {
 			s += kl;
 			s += value_len(s, end);
 			h = (h ^ '#') * FNV_PRIME;
 			continue;
 		}
-		h = (h ^ (unsigned char)*s++) * FNV_PRIME;
+		h = (h ^ '"') * FNV_PRIME;
+		s++;
 	}
 	return h;
 }

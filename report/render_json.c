@@ -164,33 +164,41 @@ static json_t *finding_json(const struct gt_finding *x)
 	return o;
 }
 
+/* One member of the document, written as soon as it is built: a thousand
+ * processes never sit in memory as one tree. */
+static void emit(FILE *f, json_t *v, bool *first)
+{
+	fputs(*first ? "\n" : ",\n", f);
+	*first = false;
+	json_dumpf(v, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	json_decref(v);
+}
+
 void gt_render_json(FILE *f, const struct gt_report *r)
 {
-	json_t *root = json_object(), *findings = json_array(), *procs = json_array();
-	json_t *groups = json_array();
+	bool first = true;
 	size_t i, k;
 
-	json_object_set_new(root, "format", json_string("gputrace-report"));
-	json_object_set_new(root, "version", json_integer(1));
+	fputs("{\"format\": \"gputrace-report\", \"version\": 1,\n\"findings\": [", f);
 	for (i = 0; i < r->findings.n; i++)
-		json_array_append_new(findings, finding_json(&r->findings.v[i]));
+		emit(f, finding_json(&r->findings.v[i]), &first);
+	fputs("],\n\"processes\": [", f);
+	first = true;
+	for (i = 0; i < r->ngroups; i++)
+		for (k = 0; k < r->groups[i]->nmembers; k++)
+			emit(f, process_json(&r->groups[i]->model, &r->groups[i]->members[k], i), &first);
+	fputs("],\n\"groups\": [", f);
+	first = true;
 	for (i = 0; i < r->ngroups; i++) {
 		const struct gt_group *g = r->groups[i];
 		json_t *go = json_object();
 
-		for (k = 0; k < g->nmembers; k++)
-			json_array_append_new(procs, process_json(&g->model, &g->members[k], i));
 		members_json(go, g);
 		json_object_set_new(go, "count", json_integer((json_int_t)g->nmembers));
 		json_object_set_new(go, "representative", json_integer(g->members[0].pid));
 		json_object_set_new(go, "pids", json_incref(json_object_get(go, "processes")));
 		json_object_del(go, "processes");
-		json_array_append_new(groups, go);
+		emit(f, go, &first);
 	}
-	json_object_set_new(root, "findings", findings);
-	json_object_set_new(root, "processes", procs);
-	json_object_set_new(root, "groups", groups);
-	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-	fputc('\n', f);
-	json_decref(root);
+	fputs("]}\n", f);
 }

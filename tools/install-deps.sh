@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages gputrace's build and tests need, if missing
 # (python3-torch: Debian's CPU-only PyTorch, the real framework of the
-# cpu-only-build test).
+# cpu-only-build and torch.distributed tests; openmpi-bin: mpirun for the
+# many-process tests).
 # Idempotent; needs root (or sudo) the first time.
 set -eu
 packages="build-essential clang pkg-config libelf-dev libjansson-dev libunwind-dev check
-python3 libc6-dev python3-torch"
+python3 libc6-dev python3-torch openmpi-bin"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
