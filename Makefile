@@ -50,7 +50,8 @@ clean:
 
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
 REPORT_SRC := $(filter-out report/summary.c,$(wildcard report/*.c))
-CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/trace_format.c tracer/jline.c $(REPORT_SRC)
+CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/trace_format.c tracer/jline.c tracer/trace_file.c \
+	$(REPORT_SRC)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf

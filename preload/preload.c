@@ -119,7 +119,6 @@ static void after_fork_in_child(void)
 	 * processes do) leaves no closing line, and that is no crash. */
 	preload_trace.forked = true;
 	gt_trace_fd(&preload_trace);
-	preload_trace.forked = false;
 }
 
 /* The exit listing is gathered into one buffer and written in few writes. */

@@ -85,8 +85,10 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 		snprintf(p->image, sizeof(p->image), "%s", image);
 	if (src && strcmp(src, "audit") == 0)
 		p->audit_seen = true;
-	if (!*seen_header)
-		p->forked = json_is_true(json_object_get(o, "fork"));
+	/* Either half may open a fork child's file first; the preload half's
+	 * header says "fork". Only the first image counts. */
+	if (p->images == 1 && json_is_true(json_object_get(o, "fork")))
+		p->forked = true;
 	*seen_header = true;
 	if (p->exe)
 		return;  /* the first header names the process */

@@ -6,6 +6,7 @@
 
 #include "gputrace/trace_format.h"
 #include "jline.h"
+#include "trace_file.h"
 #include "../report/report.h"
 #include "../report/trace_read.h"
 
@@ -267,20 +268,20 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
  * header names that pid; the newest when a pid repeats. */
 static bool find_child_trace(const char *dir, pid_t pid, char *out, size_t cap)
 {
-	char suffix[32], suffix_k[32], **files;
+	char prefix[300], host[256], **files;
 	int n = gt_list_traces(dir, &files), i;
 	time_t newest = 0;
 	struct stat st;
 
-	snprintf(suffix, sizeof(suffix), ".%d.jsonl", (int)pid);
-	snprintf(suffix_k, sizeof(suffix_k), ".%d.", (int)pid);
+	/* Our host too: a folder shared by many hosts holds the same pids. */
+	gt_host_name(host, sizeof(host));
+	snprintf(prefix, sizeof(prefix), "%s.%d.", host, (int)pid);
 	out[0] = 0;
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(files[i]), sl = strlen(suffix);
 		const char *base = strrchr(files[i], '/');
 
 		base = base ? base + 1 : files[i];
-		if (!(len > sl && strcmp(files[i] + len - sl, suffix) == 0) && !strstr(base, suffix_k))
+		if (strncmp(base, prefix, strlen(prefix)) != 0)
 			continue;
 		if (lstat(files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= newest) {
 			newest = st.st_mtime;
@@ -369,6 +370,18 @@ static bool set_loader_env(const char *lib)
 }
 
 
+static bool launched_as_rank(void)
+{
+	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID", NULL };
+	int i;
+
+	for (i = 0; vars[i]; i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return true;
+	return false;
+}
+
 /* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
 static void save_report(const char *dir)
 {
@@ -417,6 +430,14 @@ int launch_traced(const struct launch_opts *o)
 	 * (the command could not be run, or was static). */
 	if (made_temp && rmdir(dir) == 0)
 		return status;
+	/* One rank of a parallel job sees only the traces written so far: the
+	 * report of the whole job is `gputrace report DIR` once it is over. */
+	if (launched_as_rank()) {
+		if (!o->quiet)
+			fprintf(stderr, LOG_PREFIX "traces in %s; when the job is over: gputrace report %s\n",
+				dir, dir);
+		return status;
+	}
 	if (!o->quiet)
 		report_after_run(dir, stderr);
 	if (o->out_dir)

@@ -113,7 +113,7 @@ static unsigned long long process_start_ticks(void)
 	return strtoull(p, NULL, 10);
 }
 
-static void host_name(char *out, size_t cap)
+void gt_host_name(char *out, size_t cap)
 {
 	const char *env = getenv("GPUTRACE_HOST");
 	struct utsname u;
@@ -236,6 +236,23 @@ static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k
 	return pos + 1 < cap;
 }
 
+/* The name without a rank: what a fork child's file is called before the
+ * exec that gives it a rank. */
+static bool trace_name_plain(char *out, size_t cap, const char *host, pid_t pid)
+{
+	const char *dir = getenv("GPUTRACE_DIR");
+	size_t pos = 0;
+
+	out[0] = 0;
+	put_str(out, cap, &pos, dir && *dir ? dir : ".");
+	put_str(out, cap, &pos, "/");
+	put_str(out, cap, &pos, host);
+	put_str(out, cap, &pos, ".");
+	put_num(out, cap, &pos, (unsigned long long)pid);
+	put_str(out, cap, &pos, ".jsonl");
+	return pos + 1 < cap;
+}
+
 /* Does the existing trace at fd belong to this process (same pid and start)? */
 static bool trace_is_ours(int fd, pid_t pid, unsigned long long start)
 {
@@ -348,6 +365,44 @@ static int adopt_fd(struct gt_trace *t, int fd)
 	return fd;
 }
 
+/* Is the file at fd nothing but header lines (a fork child's first words)? */
+static bool only_headers(int fd)
+{
+	static const char head[] = "{\"ev\":\"header\"";
+	char buf[65536];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0), i = 0;
+
+	if (n <= 0 || n == (ssize_t)sizeof(buf))
+		return false;
+	while (i < n) {
+		const char *nl = memchr(buf + i, '\n', (size_t)(n - i));
+
+		if (!nl || strncmp(buf + i, head, sizeof(head) - 1) != 0)
+			return false;
+		i = nl - buf + 1;
+	}
+	return true;
+}
+
+/* A fork child that exec'd into a rank (mpirun starts ranks so) goes on in
+ * its rank's file; the file of its fork, named without the rank and holding
+ * only the fork's header, would count as one more process: it goes. Only a
+ * file of this very process (pid and start time) is touched. */
+static void drop_prefork_stub(const char *host, pid_t pid, unsigned long long start)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (env_number(rank_vars, NULL) < 0 || !trace_name_plain(path, sizeof(path), host, pid))
+		return;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (trace_is_ours(fd, pid, start) && only_headers(fd))
+		unlink(path);
+	close(fd);
+}
+
 /* Creates the trace, or joins the one the other half of this process created. */
 static int open_trace(struct gt_trace *t)
 {
@@ -357,7 +412,7 @@ static int open_trace(struct gt_trace *t)
 	struct stat st;
 	int k, fd;
 
-	host_name(host, sizeof(host));
+	gt_host_name(host, sizeof(host));
 	for (k = 0; k < 16; k++) {
 		if (!trace_name(t->path, sizeof(t->path), host, pid, k))
 			return -1;
@@ -366,6 +421,8 @@ static int open_trace(struct gt_trace *t)
 			if (adopt_fd(t, fd) < 0)
 				return -1;
 			write_header(t, host, start);
+			t->forked = false;
+			drop_prefork_stub(host, pid, start);
 			return t->fd;
 		}
 		if (errno != EEXIST)
@@ -381,6 +438,7 @@ static int open_trace(struct gt_trace *t)
 			/* A header of our own: the other half may be absent (setuid,
 			 * LD_PRELOAD alone), and after exec this opens a new image. */
 			write_header(t, host, start);
+			t->forked = false;
 			return t->fd;
 		}
 		close(fd);

@@ -36,6 +36,8 @@ void gt_trace_write(struct gt_trace *t, const char *line, size_t len);
 unsigned long long gt_now_us(void);
 pid_t gt_gettid(void);
 bool gt_disabled(void);
+/* The host part of trace file names: $GPUTRACE_HOST, else the node name. */
+void gt_host_name(char *out, size_t cap);
 /* The image id: hex of the kernel's AT_RANDOM bytes, the same in both halves of
  * one program image and new after every exec. */
 const char *gt_image_id(void);

@@ -233,6 +233,9 @@ class MpirunUnderGputrace(MultiCase):
         pids = {t.pid for t in self.traces}
         self.assertGreaterEqual(len(self.obj["processes"]), 5)
         self.assertEqual({p["pid"] for p in self.obj["processes"]}, pids)
+        # one file per process: the fork stage of each rank, before its exec
+        # gave it a rank, leaves no file of its own beside the rank's
+        self.assertEqual(len(pids), len(self.traces), names)
 
     def test_report_groups_the_three_alike(self):
         self.check_groups(len(self.obj["processes"]))
