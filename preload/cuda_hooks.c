@@ -124,6 +124,7 @@ static int missing_status(enum gt_hooked_fn fn)
 	case GT_FN_cublasLtCreate:
 		return 1;     /* CUBLAS_STATUS_NOT_INITIALIZED */
 	case GT_FN_ncclCommInitRank:
+	case GT_FN_ncclCommInitRankConfig:
 		return 2;     /* ncclSystemError */
 	default:
 		return 3;     /* cudaErrorInitializationError, CUDA_ERROR_NOT_INITIALIZED */
@@ -250,6 +251,7 @@ typedef int (*cudnnCreate_fn)(void **);
 typedef int (*cublasCreate_v2_fn)(void **);
 typedef int (*cublasLtCreate_fn)(void **);
 typedef int (*cuInit_fn)(unsigned int);
+typedef int (*ncclCommInitRankConfig_fn)(void **, int, struct gt_nccl_unique_id, int, void *);
 typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
 
 /* Every hook has this shape: find the real function, call it, and record only
@@ -409,5 +411,15 @@ GT_EXPORT int ncclCommInitRank(void **comm, int nranks, struct gt_nccl_unique_id
 	HOOK_PROLOGUE(ncclCommInitRank);
 	status = real(comm, nranks, id, rank);
 	HOOK_RECORD(after_call(GT_FN_ncclCommInitRank, status, (void *)real, 0, NULL, rank, true));
+	return status;
+}
+
+/* PyTorch creates its communicators with the Config variant (NCCL >= 2.14). */
+GT_EXPORT int ncclCommInitRankConfig(void **comm, int nranks, struct gt_nccl_unique_id id, int rank,
+				     void *config)
+{
+	HOOK_PROLOGUE(ncclCommInitRankConfig);
+	status = real(comm, nranks, id, rank, config);
+	HOOK_RECORD(after_call(GT_FN_ncclCommInitRankConfig, status, (void *)real, 0, NULL, rank, true));
 	return status;
 }

@@ -8,7 +8,7 @@
 #include "rules.h"
 
 static const char *const creators[] = { "cudnnCreate", "cublasCreate_v2", "cublasLtCreate",
-					"cuInit", "ncclCommInitRank", NULL };
+					"cuInit", "ncclCommInitRank", "ncclCommInitRankConfig", NULL };
 static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old", "no-device",
 				      "mixed-versions", "cuda-major-mismatch", "library-not-found", NULL };
 

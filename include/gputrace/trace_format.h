@@ -46,7 +46,8 @@ enum gt_event {
 	X(cublasCreate_v2, "cublas", GT_API_CUBLAS, 0)            \
 	X(cublasLtCreate, "cublas", GT_API_CUBLAS, 0)             \
 	X(cuInit, "driver", GT_API_CU, 0)                         \
-	X(ncclCommInitRank, "nccl", GT_API_NCCL, 0)
+	X(ncclCommInitRank, "nccl", GT_API_NCCL, 0)               \
+	X(ncclCommInitRankConfig, "nccl", GT_API_NCCL, 0)
 
 enum gt_hooked_fn {
 #define GT_FN_ENUM(sym, fam, api, hot) GT_FN_##sym,
