@@ -69,17 +69,47 @@ static struct gt_search *find_search(struct gt_process *p, unsigned long seq)
 	return NULL;
 }
 
-static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
+/* The identity of the process: from the header of its latest program image,
+ * since after an exec (a shell wrapper, mpirun's fork stage) the program that
+ * ran is the last one. */
+static void take_identity(struct gt_process *p, json_t *o)
 {
-	json_t *argv = json_object_get(o, "argv"), *v;
-	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
-	const char *image = json_string_value(json_object_get(o, "image"));
+	json_t *argv = json_object_get(o, "argv"), *v, *rank = json_object_get(o, "rank");
+	json_t *size = json_object_get(o, "world_size");
 	size_t i;
 
+	free(p->exe);
+	free(p->host);
+	for (i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	p->argv = NULL;
+	p->argc = 0;
+	json_decref(p->env);
+	p->env = json_incref(json_object_get(o, "env"));
+	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
+	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
+	p->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
+	p->world_size = json_is_integer(size) ? (long)json_integer_value(size) : -1;
+	p->host = field(o, "host");
+	p->exe = field(o, "exe");
+	json_array_foreach(argv, i, v) {
+		p->argv = grow(p->argv, p->argc, sizeof(char *));
+		p->argv[p->argc++] = xstrdup(json_string_value(v));
+	}
+}
+
+static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
+{
+	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
+	const char *image = json_string_value(json_object_get(o, "image"));
+	bool new_image = !*seen_header || (image && strcmp(image, p->image) != 0);
+
 	/* Both halves write a header per image; a new image id is an exec. */
-	if (!*seen_header || (image && strcmp(image, p->image) != 0)) {
+	if (new_image) {
 		p->images++;
 		p->clean_end = false;  /* the end line belongs to the last image */
+		take_identity(p, o);
 	}
 	if (image)
 		snprintf(p->image, sizeof(p->image), "%s", image);
@@ -90,20 +120,6 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 	if (p->images == 1 && json_is_true(json_object_get(o, "fork")))
 		p->forked = true;
 	*seen_header = true;
-	if (p->exe)
-		return;  /* the first header names the process */
-	p->env = json_incref(json_object_get(o, "env"));
-	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
-	p->rank = json_is_integer(json_object_get(o, "rank")) ? (long)json_integer_value(json_object_get(o, "rank")) : -1;
-	p->world_size = json_is_integer(json_object_get(o, "world_size")) ?
-			(long)json_integer_value(json_object_get(o, "world_size")) : -1;
-	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
-	p->host = field(o, "host");
-	p->exe = field(o, "exe");
-	json_array_foreach(argv, i, v) {
-		p->argv = grow(p->argv, p->argc, sizeof(char *));
-		p->argv[p->argc++] = xstrdup(json_string_value(v));
-	}
 }
 
 static void on_search(struct gt_process *p, json_t *o)
