@@ -23,15 +23,14 @@ all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe
 deps:
 	sh tools/install-deps.sh
 
-# The main job, for now: the probe under the tracer (the full step-by-step
-# `gputrace doctor` is issue 6). Exits 1 when a step fails, as doctor will.
+# The main job: the GPU chain checked layer by layer (gputrace doctor);
+# exits 1 when a step fails.
 doctor: all
-	rm -rf $(BUILD)/doctor-traces
-	$(BUILD)/gputrace -o $(BUILD)/doctor-traces -- $(BUILD)/gputrace-probe
+	$(BUILD)/gputrace doctor
 
-$(BUILD)/gputrace-probe: probe/gputrace-probe.c
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/report/status_names.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $(filter %.c %.o,$^)
 
 # The library lives in other people's processes: hidden symbols, no undefined
 # ones, and no libraries beyond libc (libgcc linked statically).
@@ -50,7 +49,7 @@ clean:
 
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
 REPORT_SRC := $(filter-out report/summary.c,$(wildcard report/*.c))
-CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/trace_format.c tracer/jline.c tracer/trace_file.c \
+CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/doctor.c tracer/trace_format.c tracer/jline.c tracer/trace_file.c \
 	$(REPORT_SRC)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson

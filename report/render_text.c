@@ -83,7 +83,7 @@ static void print_tried(FILE *f, json_t *tried)
 	fprintf(f, " (%zu paths)\n", json_array_size(tried));
 }
 
-static void print_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
+void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
 {
 	const struct gt_group *g = x->members ? x->members : gt_group_of(x->proc);
 	char who[1024];
@@ -139,7 +139,7 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 			who, end);
 	for (i = 0; i < r->findings.n; i++)
 		if (r->findings.v[i].proc == m) {
-			print_finding(f, r, &r->findings.v[i], color);
+			gt_render_finding(f, r, &r->findings.v[i], color);
 			shown++;
 		}
 	if (!shown && m->nlibs)

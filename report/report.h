@@ -55,6 +55,8 @@ int gt_report_status(const struct gt_report *r);
 void gt_render_text(FILE *f, const struct gt_report *r, bool color);
 void gt_render_tree(FILE *f, const struct gt_report *r, bool color);
 void gt_render_json(FILE *f, const struct gt_report *r);
+/* One finding as the text report shows it: summary, evidence, cause, fix. */
+void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color);
 
 /* The "found_by" value as the tree's tag: [LD_LIBRARY_PATH], [ld.so.cache] ... */
 const char *gt_rule_tag(const char *found_by);

@@ -9,6 +9,7 @@
 
 #include "launch.h"
 #include "../report/report.h"
+#include "../report/scan.h"
 
 #ifndef GPUTRACE_VERSION
 #define GPUTRACE_VERSION "0.1.0"
@@ -18,6 +19,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
 	      "       gputrace report [--json | --tree] PATH...\n"
+	      "       gputrace scan [--json] [--for FILE] [ROOT...]\n"
+	      "       gputrace doctor [--json]\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
@@ -36,10 +39,8 @@ static void usage(FILE *f)
 	      "libgputrace.so. See gputrace(1).\n", f);
 }
 
-static bool is_planned_subcommand(const char *s)
-{
-	return strcmp(s, "scan") == 0 || strcmp(s, "doctor") == 0;
-}
+
+int doctor_main(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -55,6 +56,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "scan") == 0)
+		return scan_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "doctor") == 0)
+		return doctor_main(argc - 1, argv + 1);
 	/* '+': stop at the first non-option, the command's own options are its own. */
 	while ((c = getopt_long(argc, argv, "+ho:qV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -78,13 +83,6 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		fprintf(stderr, "gputrace: no command given\n");
 		usage(stderr);
-		return 2;
-	}
-	/* The analysis subcommands of the contract are not built yet: say so
-	 * rather than run a program of that name (`gputrace -- report` does). */
-	if (strcmp(argv[optind - 1], "--") != 0 && is_planned_subcommand(argv[optind])) {
-		fprintf(stderr, "gputrace: '%s' is not available in this version yet "
-			"(to trace a program of that name: gputrace -- %s)\n", argv[optind], argv[optind]);
 		return 2;
 	}
 	o.argv = argv + optind;

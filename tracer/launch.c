@@ -444,3 +444,65 @@ int launch_traced(const struct launch_opts *o)
 		save_report(dir);
 	return status;
 }
+
+/* Reads all of fd into a malloc'd, NUL-terminated buffer. */
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf)
+		abort();
+	for (;;) {
+		if (len + 1 >= cap && !(buf = realloc(buf, cap *= 2)))
+			abort();
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+int run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out)
+{
+	char lib[PATH_MAX], looked[4 * PATH_MAX];
+	int pipefd[2], wstatus = 0, i;
+	pid_t pid, w;
+
+	*out = NULL;
+	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s\n", looked);
+		return 127;
+	}
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return 127;
+	pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		/* The child alone gets the tracer and the settings: the caller
+		 * runs several of these with different ones. */
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0 || !set_loader_env(lib) ||
+		    setenv("GPUTRACE_DIR", dir, 1) != 0)
+			_exit(127);
+		for (i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	*out = read_all(pipefd[0]);
+	close(pipefd[0]);
+	do
+		w = waitpid(pid, &wstatus, 0);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return 127;
+	record_reaped(dir, pid, wstatus);
+	return status_of(wstatus);
+}

@@ -26,6 +26,11 @@ bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old);
  * Returns 0 and the path, or an errno value. */
 int resolve_command(const char *cmd, char *out, size_t cap);
 
+/* Runs argv traced into the folder dir, with the "NAME=value" settings of env
+ * (NULL-terminated, may be NULL) for it alone, its stdout captured into *out
+ * (malloc'd). Returns its exit status (128+N for signal N, 127: not run). */
+int run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out);
+
 /* Why the loader would ignore LD_AUDIT/LD_PRELOAD for this executable, or NULL. */
 const char *untraceable_reason(const char *path);
 

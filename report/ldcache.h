@@ -1,0 +1,34 @@
+/* /etc/ld.so.cache, read directly (no library offers it): the names the
+ * loader finds through the cache, and where. Both glibc formats: the old
+ * "ld.so-1.7.0" (possibly followed by the new) and "glibc-ld.so.cache1.1". */
+#ifndef GPUTRACE_LDCACHE_H
+#define GPUTRACE_LDCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_ldcache_entry {
+	char *name;        /* the key: a SONAME such as "libcudnn.so.9" */
+	char *path;        /* the file the loader opens for it */
+	int32_t flags;     /* glibc's FLAG_* bits: ELF class and machine (FLAG_X8664_LIB64 = 0x0300 | FLAG_ELF_LIBC6 = 3) */
+	uint64_t hwcap;    /* new format: hwcap bits / glibc-hwcaps subfolder index, else 0 */
+};
+
+struct gt_ldcache {
+	struct gt_ldcache_entry *entries;
+	size_t n;
+	bool new_format;
+};
+
+/* Parses a cache from memory. False, with a one-line reason in err, for
+ * anything that is not a well-formed cache; never reads outside buf. */
+bool gt_ldcache_parse(const unsigned char *buf, size_t len, struct gt_ldcache *out, char *err, size_t errcap);
+/* Reads and parses the file (normally "/etc/ld.so.cache"). */
+bool gt_ldcache_read(const char *path, struct gt_ldcache *out, char *err, size_t errcap);
+/* The entry the loader would take for name on x86-64 (64-bit libc6 entries;
+ * the first match in the cache's order), or NULL. */
+const struct gt_ldcache_entry *gt_ldcache_lookup(const struct gt_ldcache *c, const char *name);
+void gt_ldcache_free(struct gt_ldcache *c);
+
+#endif

@@ -1,0 +1,221 @@
+/* The findings of gputrace scan, over the set of copies a host holds:
+ * duplicate-library, shadowed-library, driver-stub, mixed-versions, and the
+ * files the loader would refuse (broken-symlink, wrong-architecture). */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+#include "scan.h"
+
+/* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
+static bool default_search(const struct gt_copy *c)
+{
+	return strcmp(c->where, "ld.so.cache") == 0 || strcmp(c->where, "LD_LIBRARY_PATH") == 0 ||
+	       strcmp(c->where, "ld.so.conf") == 0 || strcmp(c->where, "default") == 0 || c->in_cache;
+}
+
+/* The name the loader knows a copy by: its SONAME, else its file name. */
+static const char *load_name(const struct gt_copy *c)
+{
+	const char *base = strrchr(c->path, '/');
+
+	return c->elf.ok && c->elf.soname ? c->elf.soname : (base ? base + 1 : c->path);
+}
+
+static json_t *copy_evidence(struct gt_finding *f, const struct gt_copy *c, const char *fmt_what)
+{
+	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s", fmt_what, c->path, c->version, c->where,
+				    c->has_package ? " " : "", c->has_package ? c->package.manager : "",
+				    c->has_package ? ":" : "");
+	gt_evidence_str(e, "path", c->path);
+	gt_evidence_str(e, "real_path", c->real_path);
+	gt_evidence_str(e, "version", c->version);
+	gt_evidence_str(e, "where", c->where);
+	gt_evidence_str(e, "component", c->fi.component);
+	if (c->has_package) {
+		gt_evidence_str(e, "package", c->package.name);
+		gt_evidence_str(e, "package_version", c->package.version);
+	}
+	return e;
+}
+
+static bool same_file(const struct gt_copy *a, const struct gt_copy *b)
+{
+	return a->real_path && b->real_path && strcmp(a->real_path, b->real_path) == 0;
+}
+
+/* Two files under one SONAME: which one a program gets depends on its search. */
+static void duplicates(struct gt_scan *s)
+{
+	struct gt_finding *f;
+	size_t i, k, j;
+
+	for (i = 0; i < s->ncopies; i++) {
+		const struct gt_copy *a = &s->copies[i];
+		bool visible = default_search(a), first = true;
+
+		if (!a->real_path || !a->elf.ok)
+			continue;
+		for (j = 0; j < i; j++)  /* each name once, from its first copy */
+			if (s->copies[j].real_path && strcmp(load_name(&s->copies[j]), load_name(a)) == 0)
+				break;
+		if (j < i)
+			continue;
+		f = NULL;
+		for (k = i + 1; k < s->ncopies; k++) {
+			const struct gt_copy *b = &s->copies[k];
+			bool already = false;
+
+			if (!b->real_path || strcmp(load_name(a), load_name(b)) != 0 || same_file(a, b))
+				continue;
+			for (j = i + 1; j < k; j++)
+				already |= same_file(&s->copies[j], b) && strcmp(load_name(&s->copies[j]), load_name(b)) == 0;
+			if (already)
+				continue;
+			visible |= default_search(b);
+			if (!f) {
+				f = gt_finding_add(&s->findings, "duplicate-library", GT_SEV_INFO, NULL,
+						   "Know which copy each program gets: gputrace scan --for PROGRAM "
+						   "shows it; remove copies that nothing should load.",
+						   "%s: several copies on this host", load_name(a));
+				copy_evidence(f, a, "copy");
+				first = false;
+			}
+			copy_evidence(f, b, "copy");
+		}
+		/* Two copies the default search can both reach are a real hazard. */
+		if (f && visible && !first)
+			f->severity = GT_SEV_WARNING;
+	}
+}
+
+/* A copy in an LD_LIBRARY_PATH folder hides the ld.so.cache one from every
+ * program whose own RUNPATH does not name it first. */
+static void shadowed(struct gt_scan *s)
+{
+	const struct gt_ldcache_entry *ce;
+	struct gt_finding *f;
+	char fix[2 * PATH_MAX];
+	size_t i, k;
+
+	for (i = 0; s->have_cache && i < s->ncopies; i++) {
+		const struct gt_copy *c = &s->copies[i];
+
+		if (strcmp(c->where, "LD_LIBRARY_PATH") != 0 || !c->real_path)
+			continue;
+		ce = gt_ldcache_lookup(&s->cache, load_name(c));
+		if (!ce)
+			continue;
+		for (k = 0; k < s->ncopies; k++)
+			if (strcmp(s->copies[k].path, ce->path) == 0 && same_file(&s->copies[k], c))
+				break;
+		if (k < s->ncopies)
+			continue;
+		snprintf(fix, sizeof(fix), "Remove the folder of %s from LD_LIBRARY_PATH, unless every "
+			 "program should get that copy instead of %s.", c->path, ce->path);
+		f = gt_finding_add(&s->findings, "shadowed-library", GT_SEV_WARNING, NULL, fix,
+				   "LD_LIBRARY_PATH's %s hides %s from ld.so.cache", c->path, ce->path);
+		copy_evidence(f, c, "found first:");
+		gt_evidence_str(gt_evidence_add(f, "ld.so.cache names %s for %s", ce->path, load_name(c)),
+				"shadowed", ce->path);
+	}
+}
+
+static void stubs(struct gt_scan *s)
+{
+	struct gt_finding *f;
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++) {
+		const struct gt_copy *c = &s->copies[i];
+
+		if (!c->stub || !default_search(c))
+			continue;
+		f = gt_finding_add(&s->findings, "driver-stub", GT_SEV_ERROR, NULL,
+				   "Remove the stubs folder from LD_LIBRARY_PATH and /etc/ld.so.conf.d/, run "
+				   "ldconfig; the stub is for linking only, programs need the driver's libcuda.so.1.",
+				   "the CUDA driver stub %s is where programs look for libcuda.so.1 [%s]",
+				   c->path, c->where);
+		copy_evidence(f, c, "stub:");
+	}
+}
+
+/* cuDNN or cuBLAS parts of different versions in one folder. */
+static void mixed(struct gt_scan *s)
+{
+	char dir_i[PATH_MAX], dir_k[PATH_MAX], vi[32], vk[32];
+	struct gt_finding *f;
+	size_t i, k;
+
+	for (i = 0; i < s->ncopies; i++) {
+		const struct gt_copy *a = &s->copies[i];
+
+		if (strcmp(a->fi.family, "cudnn") && strcmp(a->fi.family, "cublas"))
+			continue;
+		snprintf(dir_i, sizeof(dir_i), "%s", a->path);
+		*strrchr(dir_i, '/') = 0;
+		gt_version_key(a->version, vi, sizeof(vi));
+		for (k = i + 1; k < s->ncopies; k++) {
+			const struct gt_copy *b = &s->copies[k];
+
+			snprintf(dir_k, sizeof(dir_k), "%s", b->path);
+			*strrchr(dir_k, '/') = 0;
+			gt_version_key(b->version, vk, sizeof(vk));
+			if (strcmp(a->fi.family, b->fi.family) || strcmp(dir_i, dir_k) || !strchr(vi, '.') ||
+			    !strchr(vk, '.') || gt_version_major(vi) != gt_version_major(vk) || strcmp(vi, vk) == 0)
+				continue;
+			f = gt_finding_add(&s->findings, "mixed-versions", GT_SEV_ERROR, NULL,
+					   "Reinstall the library so that all its parts come from one release, "
+					   "and remove the stale files of the other.",
+					   "%s parts of versions %s and %s side by side in %s", a->fi.family, vi, vk,
+					   dir_i);
+			copy_evidence(f, a, "part:");
+			copy_evidence(f, b, "part:");
+			return;
+		}
+	}
+}
+
+static void refused(struct gt_scan *s)
+{
+	struct gt_finding *f;
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++) {
+		const struct gt_copy *c = &s->copies[i];
+
+		if (!c->real_path) {
+			f = gt_finding_add(&s->findings, "broken-symlink", GT_SEV_WARNING, NULL,
+					   "Remove the link or point it at the file it was meant for.",
+					   "%s is a broken link: %s", c->path, c->chain);
+			gt_evidence_str(copy_evidence(f, c, "link:"), "chain", c->chain);
+		} else if (!c->elf.ok && default_search(c)) {
+			f = gt_finding_add(&s->findings, "wrong-architecture", GT_SEV_WARNING, NULL,
+					   "Remove the file or move it out of the loader's folders.",
+					   "%s is not a loadable library: %s", c->path, c->elf.error);
+			copy_evidence(f, c, "file:");
+		} else if (c->elf.ok && (c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64) &&
+			   default_search(c)) {
+			f = gt_finding_add(&s->findings, "wrong-architecture", GT_SEV_WARNING, NULL,
+					   "The loader skips it on this machine: remove it, or install the "
+					   "x86-64 build.",
+					   "%s is a %d-bit library for machine %d, not x86-64", c->path,
+					   c->elf.elf_class == ELFCLASS32 ? 32 : 64, c->elf.machine);
+			copy_evidence(f, c, "file:");
+		}
+	}
+}
+
+void gt_scan_findings(struct gt_scan *s);
+void gt_scan_findings(struct gt_scan *s)
+{
+	stubs(s);
+	mixed(s);
+	shadowed(s);
+	duplicates(s);
+	refused(s);
+}
