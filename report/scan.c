@@ -24,6 +24,7 @@ struct walker {
 	struct gt_scan *s;
 	dev_t dev[MAX_VISITED];
 	ino_t ino[MAX_VISITED];
+	int depth[MAX_VISITED];  /* how deep below it the folder was walked */
 	size_t nvisited;
 };
 
@@ -135,18 +136,26 @@ static void add_copy(struct gt_scan *s, const char *path, const char *where)
 		  (strstr(path, "/stubs/") || (c->real_path && strstr(c->real_path, "/stubs/")));
 }
 
-static bool visited(struct walker *w, const char *dir)
+/* Each real folder once, unless it is now to be walked deeper than before
+ * (a loader folder first seen alone, then inside a toolkit walked whole). */
+static bool visited(struct walker *w, const char *dir, int depth)
 {
 	struct stat st;
 	size_t i;
 
 	if (stat(dir, &st) != 0)
 		return true;
-	for (i = 0; i < w->nvisited; i++)
-		if (w->dev[i] == st.st_dev && w->ino[i] == st.st_ino)
+	for (i = 0; i < w->nvisited; i++) {
+		if (w->dev[i] != st.st_dev || w->ino[i] != st.st_ino)
+			continue;
+		if (w->depth[i] >= depth)
 			return true;
+		w->depth[i] = depth;
+		return false;
+	}
 	if (w->nvisited < MAX_VISITED) {
 		w->dev[w->nvisited] = st.st_dev;
+		w->depth[w->nvisited] = depth;
 		w->ino[w->nvisited++] = st.st_ino;
 	}
 	return false;
@@ -173,7 +182,7 @@ static void walk(struct walker *w, const char *dir, const char *where, int depth
 	struct dirent *e;
 	DIR *d;
 
-	if (visited(w, dir))
+	if (visited(w, dir, depth))
 		return;
 	d = opendir(dir);
 	if (!d) {
