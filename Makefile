@@ -72,6 +72,7 @@ $(BUILD)/unit_tests: $(UNIT_OBJ)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 PYTHON ?= /usr/bin/python3
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))

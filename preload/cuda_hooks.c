@@ -8,6 +8,7 @@
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../tracer/jline.h"
@@ -341,20 +342,24 @@ GT_EXPORT int cudaGetDeviceCount(int *count)
 	return status;
 }
 
-/* cuDNN's own words for a failed cudnnCreate: cudnnGetLastErrorString (9.x)
- * names the cause, cudnnGetErrorString the code. Asked on the same library. */
+/* cuDNN's own words for a failed cudnnCreate. cudnnGetErrorString names the
+ * code and changes nothing. cudnnGetLastErrorString (9.x) names the cause, but
+ * reading it clears it (measured: a second read is empty), so a program that
+ * reads it after us would get nothing; and at exit its storage is already
+ * destroyed. So it is read only when asked for, GPUTRACE_CUDNN_REASON=1
+ * (gputrace-trace(5) says what that costs). */
 static const char *cudnn_reason(const void *real, int status, char *buf, size_t cap)
 {
-	void (*last_error)(char *, size_t);
 	const char *(*error_string)(int);
-	const char *reason = NULL;
+	void (*last_error)(char *, size_t);
+	const char *reason = NULL, *opt = getenv("GPUTRACE_CUDNN_REASON");
 	void *h = handle_of_loaded(real);
 
 	buf[0] = 0;
 	if (!h)
 		return NULL;
 	last_error = (void (*)(char *, size_t))dlsym(h, "cudnnGetLastErrorString");
-	if (last_error)
+	if (last_error && opt && strcmp(opt, "1") == 0)
 		last_error(buf, cap);
 	if (buf[0]) {
 		reason = buf;
@@ -373,7 +378,7 @@ GT_EXPORT int cudnnCreate(void **handle)
 	HOOK_PROLOGUE(cudnnCreate);
 	status = real(handle);
 	HOOK_RECORD({
-		int saved = errno;  /* cuDNN's error calls and dlopen may set it */
+		int saved = errno;  /* dlopen and dlsym may set it */
 		const char *why = status ? cudnn_reason((void *)real, status, reason, sizeof(reason)) : NULL;
 
 		after_call(GT_FN_cudnnCreate, status, (void *)real, 0, why, 0, false);

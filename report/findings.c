@@ -79,6 +79,19 @@ static char *utf8_lossy(const char *value, size_t n)
 	return out;
 }
 
+json_t *gt_json_text(const char *value)
+{
+	json_t *s = json_string(value);
+	char *lossy;
+
+	if (s || !value)
+		return s ? s : json_null();
+	lossy = utf8_lossy(value, strlen(value));
+	s = json_string(lossy);
+	free(lossy);
+	return s;
+}
+
 /* jansson wants UTF-8; a path that is not keeps its bytes in "<key>_hex", as
  * in the trace format. */
 void gt_evidence_str(json_t *e, const char *key, const char *value)

@@ -43,6 +43,8 @@ void gt_evidence_lib(json_t *e, const struct gt_lib *l);
 void gt_evidence_tries(json_t *e, const struct gt_search *s);
 void gt_evidence_str(json_t *e, const char *key, const char *value);
 void gt_evidence_int(json_t *e, const char *key, long long value);
+/* A JSON string of text that may not be UTF-8 (U+FFFD for bad bytes). */
+json_t *gt_json_text(const char *value);
 /* A finding of this id for this process, or NULL. */
 const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
 					  const struct gt_proc_model *m);

@@ -54,9 +54,14 @@ struct gt_resolve_env {
  * glibc 2.36 x86-64 list of a plain x86-64-v3 CPU when it cannot be run. */
 const struct gt_loader_dirs *gt_loader_dirs(void);
 
-/* Resolves name as asked by requester (a file path), whose own loaders (the
- * objects that loaded it, for the RPATH chain) are loaders[0..nloaders), the
- * main program last. False only on allocation failure. */
+/* Resolves name as asked by requester (a file path, as the loader opened it:
+ * its folder is $ORIGIN), whose own loaders (the objects that loaded it, for
+ * the RPATH chain) are loaders[0..nloaders), the main program last; with
+ * nloaders 0 the requester is the main program. env may be NULL. Candidates
+ * are judged as open_verify does: other class or machine is skipped, a file
+ * that is not a loadable ELF ends the search (stop_reason). Not modelled:
+ * names already loaded, DF_1_NODEFLIB, $ORIGIN limits of set-user-ID programs.
+ * False only on allocation failure. */
 bool gt_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
 		const struct gt_resolve_env *env, struct gt_resolution *out);
 void gt_resolution_free(struct gt_resolution *r);

@@ -305,7 +305,7 @@ static void print_json(FILE *f, const struct gt_scan *s, const struct for_run *f
 		json_array_append_new(findings, o);
 	}
 	for (i = 0; i < s->nproblems; i++)
-		json_array_append_new(probs, json_string(s->problems[i]) ? json_string(s->problems[i]) : json_string("?"));
+		json_array_append_new(probs, gt_json_text(s->problems[i]));
 	json_object_set_new(root, "copies", copies);
 	json_object_set_new(root, "findings", findings);
 	json_object_set_new(root, "notes", probs);

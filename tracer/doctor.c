@@ -260,7 +260,25 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 	}
 }
 
-static void print_json(struct doctor *d)
+static json_t *findings_json(const struct gt_findings *f)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "id", json_string(f->v[i].id));
+		json_object_set_new(x, "severity", json_string(gt_severity_name(f->v[i].severity)));
+		gt_evidence_str(x, "summary", f->v[i].summary);
+		json_object_set_new(x, "evidence", json_incref(f->v[i].evidence));
+		gt_evidence_str(x, "fix", f->v[i].fix);
+		json_array_append_new(arr, x);
+	}
+	return arr;
+}
+
+static void print_json(struct doctor *d, const struct gt_report *rep)
 {
 	json_t *o = json_object(), *steps = json_array(), *libs = json_array(), *notes = json_array();
 	const char *layer = first_failing_layer(&d->probe);
@@ -277,7 +295,7 @@ static void print_json(struct doctor *d)
 		json_object_set_new(x, "name", json_string(s->name));
 		json_object_set_new(x, "status", json_string(s->status));
 		json_object_set_new(x, "ms", json_real(s->ms));
-		json_object_set_new(x, "detail", json_string(s->detail) ? json_string(s->detail) : json_null());
+		gt_evidence_str(x, "detail", s->detail);
 		json_array_append_new(steps, x);
 	}
 	for (k = 0; k < d->probe.nlibs; k++) {
@@ -293,6 +311,8 @@ static void print_json(struct doctor *d)
 	json_object_set_new(o, "libraries", libs);
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "first_failing_layer", layer ? json_string(layer) : json_null());
+	json_object_set_new(o, "findings", findings_json(rep ? &rep->findings : NULL));
+	json_object_set_new(o, "scan_findings", findings_json(d->scanned ? &d->scan.findings : NULL));
 	json_dumpf(o, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	putchar('\n');
 	json_decref(o);
@@ -355,7 +375,7 @@ int doctor_main(int argc, char **argv)
 	if (have_report)
 		gt_report_analyse(&rep);
 	if (d->json)
-		print_json(d);
+		print_json(d, have_report ? &rep : NULL);
 	else
 		print_text(d, have_report ? &rep : NULL);
 	status = any_failed(&d->probe) ? 1 : 0;

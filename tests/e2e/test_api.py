@@ -40,7 +40,9 @@ class RealLibraries(unittest.TestCase):
         create = [c for c in t.events("call") if c["fn"] == "cudnnCreate"][0]
         self.assertEqual(create["status"], 1001)
         self.assertEqual(create["status_name"], "CUDNN_STATUS_NOT_INITIALIZED")
-        self.assertTrue(create.get("reason"), "cuDNN's own reason string")
+        # by default cuDNN's own text for the code (cudnnGetErrorString): reading
+        # its last-error string would take it away from the program
+        self.assertEqual(create.get("reason"), "CUDNN_STATUS_NOT_INITIALIZED")
         self.assertTrue(value(create, "lib").endswith("/libcudnn.so.9"))
         v = versions(t)
         rt = v[("cudaRuntimeGetVersion", None)]
@@ -54,6 +56,15 @@ class RealLibraries(unittest.TestCase):
         # our own version calls make cuDNN search again: marked, and "end" stays last
         self.assertTrue([n for n in t.events("note") if n["what"] == "gputrace_queries_begin"])
         self.assertTrue(t.ended_cleanly())
+        cleanup(r)
+
+
+    def test_cudnn_last_error_when_asked(self):
+        """GPUTRACE_CUDNN_REASON=1: cuDNN's cause, at the price of reading it."""
+        r = run_traced([self.prog], env={"GPUTRACE_CUDNN_REASON": "1"}, opts=["-q"])
+        (t,) = r.traces
+        create = [c for c in t.events("call") if c["fn"] == "cudnnCreate"][0]
+        self.assertEqual(create["reason"], "cudaGetDeviceCount(&count) != cudaSuccess")
         cleanup(r)
 
 

@@ -14,6 +14,8 @@ int main(void)
 	srunner_add_suite(sr, format_suite());
 	srunner_add_suite(sr, status_suite());
 	srunner_add_suite(sr, elf_package_suite());
+	srunner_add_suite(sr, resolve_suite());
+	srunner_add_suite(sr, ldcache_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -8,4 +8,6 @@ Suite *launch_suite(void);
 Suite *format_suite(void);
 Suite *status_suite(void);
 Suite *elf_package_suite(void);
+Suite *resolve_suite(void);
+Suite *ldcache_suite(void);
 #endif

@@ -1,0 +1,41 @@
+# libFuzzer targets for the two readers of untrusted files: the ld.so.cache
+# parser and the ELF reader. Included by the top Makefile:
+#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache and fuzz_elf
+#   make fuzz-short              runs each for FUZZ_SECONDS (default 20); non-zero on a crash
+# Crash inputs land in $(BUILD)/fuzz/crash-<target>/; replay one with
+#   $(BUILD)/fuzz/fuzz_elf FILE
+# Seeds: corpus_ldcache/ holds caches written by glibc 2.36's ldconfig in the three
+# formats (ldconfig -r ROOT -c new|old|compat -C /etc/c -f /etc/tiny.conf, over a
+# root with four small libraries) and one cut short; corpus_elf/ holds two tiny
+# libraries (64-bit with RPATH and NEEDED, 32-bit with RUNPATH; both with .nv_fatbin).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+# -rss_limit_mb and -timeout turn runaway memory and hangs into failures too.
+FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1
+
+.PHONY: fuzz-build fuzz-short
+fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf
+
+$(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c report/ldcache.c report/ldcache.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -o $@ tests/fuzz/fuzz_ldcache.c report/ldcache.c
+
+$(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c report/elf_info.c report/elf_info.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -o $@ tests/fuzz/fuzz_elf.c report/elf_info.c -lelf -lz
+
+# The first corpus folder is the writable one libFuzzer grows; the seeds stay untouched.
+fuzz-short: fuzz-build
+	@for t in ldcache elf; do \
+		mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/crash-$$t || exit 1; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_DIR)/fuzz_$$t $(FUZZ_RUN_FLAGS) -artifact_prefix=$(FUZZ_DIR)/crash-$$t/ \
+			$(FUZZ_DIR)/corpus-$$t tests/fuzz/corpus_$$t \
+			>$(FUZZ_DIR)/fuzz_$$t.log 2>&1 \
+			|| { tail -n 60 $(FUZZ_DIR)/fuzz_$$t.log; echo "fuzz_$$t failed: see $(FUZZ_DIR)/fuzz_$$t.log"; exit 1; }; \
+		grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_DIR)/fuzz_$$t.log; \
+	done
