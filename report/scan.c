@@ -62,6 +62,10 @@ static char *link_chain(const char *path, bool *broken)
 	ssize_t n;
 	int hops;
 
+	dev_t seen_dev[MAX_LINK_HOPS];
+	ino_t seen_ino[MAX_LINK_HOPS];
+	int k;
+
 	*broken = false;
 	snprintf(cur, sizeof(cur), "%s", path);
 	if (asprintf(&chain, "%s", path) < 0)
@@ -73,6 +77,14 @@ static char *link_chain(const char *path, bool *broken)
 		}
 		if (!S_ISLNK(st.st_mode))
 			return chain;
+		/* a link met before: a loop, said once */
+		for (k = 0; k < hops; k++)
+			if (seen_dev[k] == st.st_dev && seen_ino[k] == st.st_ino) {
+				*broken = true;
+				return chain;
+			}
+		seen_dev[hops] = st.st_dev;
+		seen_ino[hops] = st.st_ino;
 		n = readlink(cur, target, sizeof(target) - 1);
 		if (n <= 0) {
 			*broken = true;
@@ -86,6 +98,8 @@ static char *link_chain(const char *path, bool *broken)
 			slash = strrchr(dir, '/');
 			if (slash)
 				*slash = 0;
+			else
+				snprintf(dir, sizeof(dir), ".");
 			if ((size_t)snprintf(cur, sizeof(cur), "%s/%s", dir, target) >= sizeof(cur)) {
 				*broken = true;
 				return chain;

@@ -257,6 +257,7 @@ static json_t *copy_json(const struct gt_copy *c)
 	json_t *o = json_object();
 
 	gt_evidence_str(o, "path", c->path);
+	json_object_set_new(o, "real_path", json_null());
 	gt_evidence_str(o, "real_path", c->real_path);
 	gt_evidence_str(o, "chain", c->chain);
 	json_object_set_new(o, "where", json_string(c->where));
@@ -264,6 +265,7 @@ static json_t *copy_json(const struct gt_copy *c)
 	json_object_set_new(o, "component", json_string(c->fi.component));
 	json_object_set_new(o, "version", c->version[0] ? json_string(c->version) : json_null());
 	json_object_set_new(o, "version_source", json_string(c->version_source));
+	json_object_set_new(o, "soname", json_null());
 	gt_evidence_str(o, "soname", c->elf.ok ? c->elf.soname : NULL);
 	if (c->elf.ok) {
 		json_object_set_new(o, "elf_class", json_integer(c->elf.elf_class == 1 ? 32 : 64));

@@ -28,9 +28,10 @@ static const char *load_name(const struct gt_copy *c)
 
 static json_t *copy_evidence(struct gt_finding *f, const struct gt_copy *c, const char *fmt_what)
 {
-	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s", fmt_what, c->path, c->version, c->where,
+	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s%s%s%s", fmt_what, c->path, c->version, c->where,
 				    c->has_package ? " " : "", c->has_package ? c->package.manager : "",
-				    c->has_package ? ":" : "");
+				    c->has_package ? ":" : "", c->has_package ? c->package.name : "",
+				    c->has_package ? " " : "", c->has_package ? c->package.version : "");
 	gt_evidence_str(e, "path", c->path);
 	gt_evidence_str(e, "real_path", c->real_path);
 	gt_evidence_str(e, "version", c->version);
@@ -105,7 +106,9 @@ static void shadowed(struct gt_scan *s)
 	for (i = 0; s->have_cache && i < s->ncopies; i++) {
 		const struct gt_copy *c = &s->copies[i];
 
-		if (strcmp(c->where, "LD_LIBRARY_PATH") != 0 || !c->real_path)
+		/* the loader skips what it cannot load: only a loadable copy hides another */
+		if (strcmp(c->where, "LD_LIBRARY_PATH") != 0 || !c->real_path || !c->elf.ok ||
+		    c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64)
 			continue;
 		ce = gt_ldcache_lookup(&s->cache, load_name(c));
 		if (!ce)
@@ -144,26 +147,44 @@ static void stubs(struct gt_scan *s)
 	}
 }
 
-/* cuDNN or cuBLAS parts of different versions in one folder. */
+static void folder_of(const char *path, char *out, size_t cap)
+{
+	char *slash;
+
+	snprintf(out, cap, "%s", path);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(out, cap, ".");
+}
+
+/* cuDNN or cuBLAS parts of different versions in one folder: one finding per
+ * folder and family. */
 static void mixed(struct gt_scan *s)
 {
 	char dir_i[PATH_MAX], dir_k[PATH_MAX], vi[32], vk[32];
 	struct gt_finding *f;
-	size_t i, k;
+	size_t i, k, j;
 
 	for (i = 0; i < s->ncopies; i++) {
 		const struct gt_copy *a = &s->copies[i];
+		bool done = false;
 
 		if (strcmp(a->fi.family, "cudnn") && strcmp(a->fi.family, "cublas"))
 			continue;
-		snprintf(dir_i, sizeof(dir_i), "%s", a->path);
-		*strrchr(dir_i, '/') = 0;
+		folder_of(a->path, dir_i, sizeof(dir_i));
+		for (j = 0; j < i && !done; j++) {  /* this folder and family judged already? */
+			folder_of(s->copies[j].path, dir_k, sizeof(dir_k));
+			done = strcmp(s->copies[j].fi.family, a->fi.family) == 0 && strcmp(dir_i, dir_k) == 0;
+		}
+		if (done)
+			continue;
 		gt_version_key(a->version, vi, sizeof(vi));
 		for (k = i + 1; k < s->ncopies; k++) {
 			const struct gt_copy *b = &s->copies[k];
 
-			snprintf(dir_k, sizeof(dir_k), "%s", b->path);
-			*strrchr(dir_k, '/') = 0;
+			folder_of(b->path, dir_k, sizeof(dir_k));
 			gt_version_key(b->version, vk, sizeof(vk));
 			if (strcmp(a->fi.family, b->fi.family) || strcmp(dir_i, dir_k) || !strchr(vi, '.') ||
 			    !strchr(vk, '.') || gt_version_major(vi) != gt_version_major(vk) || strcmp(vi, vk) == 0)
@@ -175,7 +196,7 @@ static void mixed(struct gt_scan *s)
 					   dir_i);
 			copy_evidence(f, a, "part:");
 			copy_evidence(f, b, "part:");
-			return;
+			break;
 		}
 	}
 }
@@ -193,8 +214,11 @@ static void refused(struct gt_scan *s)
 					   "Remove the link or point it at the file it was meant for.",
 					   "%s is a broken link: %s", c->path, c->chain);
 			gt_evidence_str(copy_evidence(f, c, "link:"), "chain", c->chain);
-		} else if (!c->elf.ok && default_search(c)) {
-			f = gt_finding_add(&s->findings, "wrong-architecture", GT_SEV_WARNING, NULL,
+		} else if (!c->elf.ok) {
+			/* Named like a library, not one: in the loader's folders it
+			 * ends a search (the loader gives up on an invalid ELF file). */
+			f = gt_finding_add(&s->findings, "wrong-architecture",
+					   GT_SEV_WARNING, NULL,
 					   "Remove the file or move it out of the loader's folders.",
 					   "%s is not a loadable library: %s", c->path, c->elf.error);
 			copy_evidence(f, c, "file:");
