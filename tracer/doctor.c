@@ -131,7 +131,7 @@ struct doctor {
 	bool json;
 	char dir[PATH_MAX];
 	struct probe_result probe;
-	char tested_note[3][PATH_MAX + 64];
+	char tested_note[6][2 * PATH_MAX + 128];
 	int ntested;
 	bool scanned;
 	struct gt_scan scan;
@@ -167,6 +167,7 @@ static void retry_with_copies(struct doctor *d)
 		{ "cudnn_load", "cudnn", "GPUTRACE_PROBE_CUDNN" },
 	};
 	static char settings[3][PATH_MAX + 32];
+	/* (notes: up to 3 copies tested here, 3 differences with the framework) */
 	char *env[4] = { 0 };
 	const char *copy;
 	size_t i;
@@ -212,6 +213,39 @@ static void run_framework(struct doctor *d)
 	free(out);
 	for (i = 0; i < fw.nsteps && d->probe.nsteps < MAX_STEPS; i++)
 		d->probe.steps[d->probe.nsteps++] = fw.steps[i];
+}
+
+/* The probe loads each library by its usual name; a framework may load
+ * another copy by its own path (PyTorch's wheels do). When the two differ,
+ * both are said: the probe's verdict is about the copy it tested. */
+static void compare_with_framework(struct doctor *d, const struct gt_report *rep)
+{
+	static const char *const components[] = { "cudnn", "cudart", "cublas", NULL };
+	const struct gt_lib *probe_lib, *fw_lib;
+	size_t i, k;
+	int c;
+
+	for (c = 0; components[c]; c++) {
+		probe_lib = fw_lib = NULL;
+		for (i = 0; i < rep->ngroups; i++) {
+			const struct gt_proc_model *m = &rep->groups[i]->model;
+			const char *exe = m->proc->exe ? strrchr(m->proc->exe, '/') : NULL;
+
+			for (k = 0; k < m->nlibs; k++) {
+				if (strcmp(m->libs[k].fi.component, components[c]) != 0)
+					continue;
+				if (exe && strcmp(exe, "/gputrace-probe") == 0)
+					probe_lib = &m->libs[k];
+				else if (m->proc->exe && strstr(m->proc->exe, "python"))
+					fw_lib = &m->libs[k];
+			}
+		}
+		if (probe_lib && fw_lib && probe_lib->real_path[0] && fw_lib->real_path[0] &&
+		    strcmp(probe_lib->real_path, fw_lib->real_path) != 0 && d->ntested < 6)
+			snprintf(d->tested_note[d->ntested++], sizeof(d->tested_note[0]),
+				 "%s: the probe tested %s (%s), the framework loaded %s (%s)", components[c],
+				 probe_lib->obj->path, probe_lib->version, fw_lib->obj->path, fw_lib->version);
+	}
 }
 
 static const char *first_failing_layer(const struct probe_result *r)
@@ -372,8 +406,10 @@ int doctor_main(int argc, char **argv)
 	}
 	paths[0] = d->dir;
 	have_report = gt_report_load(&rep, paths, 1, err, sizeof(err));
-	if (have_report)
+	if (have_report) {
 		gt_report_analyse(&rep);
+		compare_with_framework(d, &rep);
+	}
 	if (d->json)
 		print_json(d, have_report ? &rep : NULL);
 	else
