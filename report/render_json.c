@@ -97,6 +97,9 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 	json_object_set_new(o, "host", str_or_null(who->host));
 	json_object_set_new(o, "rank", who->rank >= 0 ? json_integer(who->rank) : json_null());
 	json_object_set_new(o, "group", json_integer((json_int_t)group));
+	json_object_set_new(o, "world_size", p->world_size >= 0 ? json_integer(p->world_size) : json_null());
+	/* false: LD_PRELOAD alone, the libraries come from the exit listing */
+	json_object_set_new(o, "search_trail", json_boolean(p->audit_seen));
 	json_object_set_new(o, "exe", json_null());
 	gt_evidence_str(o, "exe", p->exe);
 	for (i = 0; i < p->argc; i++)

@@ -137,6 +137,8 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	else
 		fprintf(f, "pid %ld %s (%s): %s\n", p->pid, p->argc ? p->argv[0] : (p->exe ? p->exe : "?"),
 			who, end);
+	if (!p->audit_seen)
+		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
 	for (i = 0; i < r->findings.n; i++)
 		if (r->findings.v[i].proc == m) {
 			gt_render_finding(f, r, &r->findings.v[i], color);

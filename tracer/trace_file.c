@@ -484,7 +484,7 @@ int gt_trace_fd(struct gt_trace *t)
 	saved = errno;
 	t->fd = -1;
 	t->pid = getpid();
-	t->failed = open_trace(t) < 0;
+	open_trace(t);
 	arm_canary(t);
 	errno = saved;
 	return t->fd;
@@ -513,7 +513,6 @@ static bool fd_still_ours(struct gt_trace *t)
 	if (fd >= 0)
 		close(fd);
 	t->fd = -1;
-	t->failed = true;
 	return false;
 }
 

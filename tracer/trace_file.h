@@ -11,7 +11,6 @@
 struct gt_trace {
 	int fd;                /* -1 until opened for the current pid */
 	pid_t pid;             /* the process the fd belongs to */
-	bool failed;           /* opening failed for this pid: stay quiet */
 	const char *source;    /* "audit" or "preload" */
 	dev_t dev;             /* identity of the file behind fd: the program may */
 	ino_t ino;             /* close our fd and reuse its number */
