@@ -138,6 +138,19 @@ struct doctor {
 	int framework_status;     /* -1: no framework on PATH */
 };
 
+/* A probe that died is a failed step of its own: the steps after it never ran. */
+static void note_death(struct probe_result *r, const char *who, int status)
+{
+	struct step *s;
+
+	if (status < 128 || r->nsteps >= MAX_STEPS)
+		return;
+	s = &r->steps[r->nsteps++];
+	snprintf(s->name, sizeof(s->name), "%s", who);
+	snprintf(s->status, sizeof(s->status), "FAILED");
+	snprintf(s->detail, sizeof(s->detail), "killed by signal %d after the steps above", status - 128);
+}
+
 static int run_probe(struct doctor *d, char *const *env)
 {
 	char probe[PATH_MAX], *argv[2], *out = NULL;
@@ -154,6 +167,11 @@ static int run_probe(struct doctor *d, char *const *env)
 	memset(&d->probe, 0, sizeof(d->probe));
 	parse_probe(out ? out : "", &d->probe);
 	free(out);
+	note_death(&d->probe, "probe", status);
+	if (!d->probe.nsteps) {
+		fprintf(stderr, "gputrace doctor: the probe ran no step (exit status %d)\n", status);
+		return -1;
+	}
 	return status;
 }
 
@@ -190,8 +208,16 @@ static void retry_with_copies(struct doctor *d)
 		env[n] = settings[n];
 		n++;
 	}
-	if (n)
-		run_probe(d, env);
+	if (n) {
+		struct probe_result *before = malloc(sizeof(*before));
+
+		if (!before)
+			abort();
+		*before = d->probe;
+		if (run_probe(d, env) < 0)
+			d->probe = *before;  /* the first run's steps stand */
+		free(before);
+	}
 }
 
 /* The framework checks, when a python3 on PATH imports torch. */
@@ -211,6 +237,7 @@ static void run_framework(struct doctor *d)
 	memset(&fw, 0, sizeof(fw));
 	parse_probe(out ? out : "", &fw);
 	free(out);
+	note_death(&fw, "torch_checks", d->framework_status);
 	for (i = 0; i < fw.nsteps && d->probe.nsteps < MAX_STEPS; i++)
 		d->probe.steps[d->probe.nsteps++] = fw.steps[i];
 }
