@@ -20,14 +20,18 @@ void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
 	int k, j;
 
 	for (k = 0; creators[k]; k++) {
+		const char *reason;
+
 		c = gt_failed_call(m->proc, creators[k]);
 		if (!c)
 			continue;
+		/* cudnnGetErrorString's text is the status name again: no news */
+		reason = c->reason && (!c->status_name || strcmp(c->reason, c->status_name)) ? c->reason : NULL;
 		f = gt_finding_add(out, "init-failed", GT_SEV_ERROR, m,
 				   "Fix what it is caused by (above); this error is how that shows.",
 				   "%s returned %d %s%s%s%s", c->fn, c->status,
-				   c->status_name ? c->status_name : "", c->reason ? " (\"" : "",
-				   c->reason ? c->reason : "", c->reason ? "\")" : "");
+				   c->status_name ? c->status_name : "", reason ? " (\"" : "",
+				   reason ? reason : "", reason ? "\")" : "");
 		for (j = 0; causes[j] && f->ncaused < GT_MAX_CAUSES; j++)
 			if (gt_findings_find(out, causes[j], m))
 				f->caused_by[f->ncaused++] = causes[j];
