@@ -15,6 +15,15 @@
 #define GPUTRACE_VERSION "0.1.0"
 #endif
 
+/* In sanitizer builds (the default of `make`, for the tests): a user's own
+ * LD_PRELOAD (jemalloc, say) must not stop gputrace before it starts. The
+ * runtime asks for this function; other builds never call it. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "verify_asan_link_order=0";
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
