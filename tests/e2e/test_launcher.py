@@ -56,6 +56,14 @@ class Environment(unittest.TestCase):
         self.assertEqual(aud, LIB)
         cleanup(r)
 
+    def test_users_own_preload_does_not_stop_gputrace(self):
+        env = dict(os.environ, LD_PRELOAD="libz.so.1")
+        env.pop("ASAN_OPTIONS", None)  # the command's own defaults must do
+        out = tempfile.mkdtemp()
+        p = subprocess.run([GPUTRACE, "-q", "-o", out, "sh", "-c", "echo ok"], env=env,
+                           capture_output=True)
+        self.assertEqual((p.returncode, p.stdout), (0, b"ok\n"), p.stderr)
+
     def test_stdio_untouched(self):
         argv = ["sh", "-c", "cat; echo err >&2; echo out"]
         bare = run_bare(argv, input=b"in\n")
