@@ -152,6 +152,28 @@ void gt_evidence_tries(json_t *e, const struct gt_search *s)
 	json_object_set_new(e, "tried", arr);
 }
 
+json_t *gt_finding_json(const struct gt_finding *x)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_string(x->id));
+	json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
+	gt_evidence_str(o, "summary", x->summary);
+	json_object_set_new(o, "evidence", json_incref(x->evidence));
+	gt_evidence_str(o, "fix", x->fix);
+	return o;
+}
+
+json_t *gt_findings_json(const struct gt_findings *f)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		json_array_append_new(arr, gt_finding_json(&f->v[i]));
+	return arr;
+}
+
 const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
 					  const struct gt_proc_model *m)
 {

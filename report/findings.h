@@ -45,6 +45,10 @@ void gt_evidence_str(json_t *e, const char *key, const char *value);
 void gt_evidence_int(json_t *e, const char *key, long long value);
 /* A JSON string of text that may not be UTF-8 (U+FFFD for bad bytes). */
 json_t *gt_json_text(const char *value);
+/* A finding as JSON: id, severity, summary, evidence, fix (what report,
+ * scan and doctor all print). A NULL list gives an empty array. */
+json_t *gt_finding_json(const struct gt_finding *x);
+json_t *gt_findings_json(const struct gt_findings *f);
 /* A finding of this id for this process, or NULL. */
 const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
 					  const struct gt_proc_model *m);

@@ -146,14 +146,9 @@ static void members_json(json_t *o, const struct gt_group *g)
 
 static json_t *finding_json(const struct gt_finding *x)
 {
-	json_t *o = json_object(), *causes = json_array();
+	json_t *o = gt_finding_json(x), *causes = json_array();
 	int k;
 
-	json_object_set_new(o, "id", json_string(x->id));
-	json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
-	gt_evidence_str(o, "summary", x->summary);
-	json_object_set_new(o, "evidence", json_incref(x->evidence));
-	gt_evidence_str(o, "fix", x->fix);
 	if (x->members)
 		members_json(o, x->members);
 	else

@@ -288,28 +288,17 @@ static json_t *copy_json(const struct gt_copy *c)
 
 static void print_json(FILE *f, const struct gt_scan *s, const struct for_run *fr)
 {
-	json_t *root = json_object(), *copies = json_array(), *findings = json_array(), *probs = json_array();
+	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
 	size_t i;
 
 	json_object_set_new(root, "format", json_string("gputrace-scan"));
 	json_object_set_new(root, "version", json_integer(1));
 	for (i = 0; i < s->ncopies; i++)
 		json_array_append_new(copies, copy_json(&s->copies[i]));
-	for (i = 0; i < s->findings.n; i++) {
-		const struct gt_finding *x = &s->findings.v[i];
-		json_t *o = json_object();
-
-		json_object_set_new(o, "id", json_string(x->id));
-		json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
-		gt_evidence_str(o, "summary", x->summary);
-		json_object_set_new(o, "evidence", json_incref(x->evidence));
-		gt_evidence_str(o, "fix", x->fix);
-		json_array_append_new(findings, o);
-	}
 	for (i = 0; i < s->nproblems; i++)
 		json_array_append_new(probs, gt_json_text(s->problems[i]));
 	json_object_set_new(root, "copies", copies);
-	json_object_set_new(root, "findings", findings);
+	json_object_set_new(root, "findings", gt_findings_json(&s->findings));
 	json_object_set_new(root, "notes", probs);
 	if (fr)
 		json_object_set_new(root, "for", for_json(fr));

@@ -321,24 +321,6 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 	}
 }
 
-static json_t *findings_json(const struct gt_findings *f)
-{
-	json_t *arr = json_array();
-	size_t i;
-
-	for (i = 0; f && i < f->n; i++) {
-		json_t *x = json_object();
-
-		json_object_set_new(x, "id", json_string(f->v[i].id));
-		json_object_set_new(x, "severity", json_string(gt_severity_name(f->v[i].severity)));
-		gt_evidence_str(x, "summary", f->v[i].summary);
-		json_object_set_new(x, "evidence", json_incref(f->v[i].evidence));
-		gt_evidence_str(x, "fix", f->v[i].fix);
-		json_array_append_new(arr, x);
-	}
-	return arr;
-}
-
 static void print_json(struct doctor *d, const struct gt_report *rep)
 {
 	json_t *o = json_object(), *steps = json_array(), *libs = json_array(), *notes = json_array();
@@ -372,8 +354,8 @@ static void print_json(struct doctor *d, const struct gt_report *rep)
 	json_object_set_new(o, "libraries", libs);
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "first_failing_layer", layer ? json_string(layer) : json_null());
-	json_object_set_new(o, "findings", findings_json(rep ? &rep->findings : NULL));
-	json_object_set_new(o, "scan_findings", findings_json(d->scanned ? &d->scan.findings : NULL));
+	json_object_set_new(o, "findings", gt_findings_json(rep ? &rep->findings : NULL));
+	json_object_set_new(o, "scan_findings", gt_findings_json(d->scanned ? &d->scan.findings : NULL));
 	json_dumpf(o, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	putchar('\n');
 	json_decref(o);

@@ -212,9 +212,8 @@ static long env_number(const char *const *names, const char **which)
  * process with the same pid left its file there. Host, pid and rank keep the
  * names of many hosts apart in one shared folder, without locks. Returns false
  * if it does not fit. */
-static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
+static bool trace_name_of(char *out, size_t cap, const char *host, pid_t pid, long rank, int k)
 {
-	long rank = env_number(rank_vars, NULL);
 	const char *dir = getenv("GPUTRACE_DIR");
 	size_t pos = 0;
 
@@ -236,21 +235,16 @@ static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k
 	return pos + 1 < cap;
 }
 
+static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
+{
+	return trace_name_of(out, cap, host, pid, env_number(rank_vars, NULL), k);
+}
+
 /* The name without a rank: what a fork child's file is called before the
  * exec that gives it a rank. */
 static bool trace_name_plain(char *out, size_t cap, const char *host, pid_t pid)
 {
-	const char *dir = getenv("GPUTRACE_DIR");
-	size_t pos = 0;
-
-	out[0] = 0;
-	put_str(out, cap, &pos, dir && *dir ? dir : ".");
-	put_str(out, cap, &pos, "/");
-	put_str(out, cap, &pos, host);
-	put_str(out, cap, &pos, ".");
-	put_num(out, cap, &pos, (unsigned long long)pid);
-	put_str(out, cap, &pos, ".jsonl");
-	return pos + 1 < cap;
+	return trace_name_of(out, cap, host, pid, -1, 0);
 }
 
 /* Does the existing trace at fd belong to this process (same pid and start)? */
