@@ -97,16 +97,10 @@ static bool failed(const struct probe_result *r, const char *name)
 /* Next to the gputrace command, as the build and an install put it. */
 static bool beside_us(const char *rel, char *out, size_t cap)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char self[PATH_MAX];
 
-	if (n <= 0)
+	if (!own_folder(self, sizeof(self)))
 		return false;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return false;
-	*slash = 0;
 	return (size_t)snprintf(out, cap, "%s/%s", self, rel) < cap && access(out, F_OK) == 0;
 }
 

@@ -56,13 +56,27 @@ static void note_looked(char *looked, size_t cap, const char *path)
 	snprintf(looked + len, cap - len, "%s%s", len ? ", " : "", path);
 }
 
+bool own_folder(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	out[n] = 0;
+	slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	return true;
+}
+
 bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 {
 	const char *env = getenv("GPUTRACE_LIB");
 	static const char *const rel[] = { "libgputrace.so", "../lib/gputrace/libgputrace.so",
 					   "../lib/libgputrace.so" };
-	char self[PATH_MAX], *slash;
-	ssize_t n;
+	char self[PATH_MAX];
 	size_t i;
 
 	looked[0] = 0;
@@ -73,14 +87,8 @@ bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 		note_looked(looked, looked_cap, out);
 		return false;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
+	if (!own_folder(self, sizeof(self)))
 		return false;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return false;
-	*slash = 0;
 	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char cand[PATH_MAX + 64];
 

@@ -14,6 +14,9 @@ struct launch_opts {
 /* Runs the command traced; returns the exit status gputrace must exit with. */
 int launch_traced(const struct launch_opts *o);
 
+/* The folder the gputrace command runs from (/proc/self/exe's). */
+bool own_folder(char *out, size_t cap);
+
 /* Where libgputrace.so is: $GPUTRACE_LIB, next to the command, ../lib/gputrace/.
  * Writes the path to out; on failure writes the places it looked to `looked`. */
 bool find_library(char *out, size_t cap, char *looked, size_t looked_cap);
