@@ -16,12 +16,16 @@ LIB_SRC := tracer/audit.c tracer/elf_peek.c tracer/jline.c tracer/trace_file.c t
 	report/status_names.c report/family.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all check clean doctor deps
+.PHONY: all check check-fresh clean doctor deps
 all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe
 
 # Debian packages the build and the tests need (root; idempotent).
 deps:
 	sh tools/install-deps.sh
+
+# The README's two set-up commands on a freshly bootstrapped Debian 12 (root).
+check-fresh:
+	sh tools/fresh-check.sh
 
 # The main job: the GPU chain checked layer by layer (gputrace doctor);
 # exits 1 when a step fails.

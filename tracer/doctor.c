@@ -3,13 +3,17 @@
  * probe under the tracer, and explains the first layer that fails with the
  * report's findings for it, and the host's conflicts from gputrace scan. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../report/report.h"
@@ -129,7 +133,8 @@ struct doctor {
 	int ntested;
 	bool scanned;
 	struct gt_scan scan;
-	int framework_status;     /* -1: no framework on PATH */
+	int framework_status;     /* -1: the framework steps did not run */
+	const char *python;       /* --python, or NULL: the python3 on PATH */
 };
 
 /* A probe that died is a failed step of its own: the steps after it never ran. */
@@ -214,10 +219,50 @@ static void retry_with_copies(struct doctor *d)
 	}
 }
 
-/* The framework checks, when a python3 on PATH imports torch. */
+/* Whether `python -c "import torch"` succeeds, run untraced and silent. */
+static bool imports_torch(const char *python)
+{
+	char *argv[] = { (char *)python, "-c", "import torch", NULL };
+	posix_spawn_file_actions_t fa;
+	int status = -1, err;
+	pid_t pid;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return false;
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	err = posix_spawn(&pid, python, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err != 0)
+		return false;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A step the doctor itself concludes, without a probe (the probe's format). */
+static void add_step(struct probe_result *r, const char *name, const char *status, const char *detail)
+{
+	struct step *s;
+
+	if (r->nsteps >= MAX_STEPS)
+		return;
+	s = &r->steps[r->nsteps++];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->status, sizeof(s->status), "%s", status);
+	s->ms = 0;
+	snprintf(s->detail, sizeof(s->detail), "%s", detail);
+}
+
+/* The framework checks, when the interpreter (--python, else the python3 on
+ * PATH) imports torch. Without torch the layer is one skipped step that says
+ * which interpreter was asked, so the choice is never a silent accident of
+ * PATH. */
 static void run_framework(struct doctor *d)
 {
-	char script[PATH_MAX], *argv[] = { "python3", script, NULL }, *out = NULL;
+	char script[PATH_MAX], python[PATH_MAX], detail[PATH_MAX + 64], *out = NULL;
+	char *argv[] = { python, script, NULL };
 	struct probe_result fw;
 	int i;
 
@@ -225,8 +270,15 @@ static void run_framework(struct doctor *d)
 	if (!beside_us("../probe/torch_doctor.py", script, sizeof(script)) &&
 	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
 		return;
-	if (system("python3 -c 'import torch' >/dev/null 2>&1") != 0)
+	if (resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {
+		add_step(&d->probe, "torch_import", "skipped", "no python3 on PATH");
 		return;
+	}
+	if (!imports_torch(python)) {
+		snprintf(detail, sizeof(detail), "%s does not import torch", python);
+		add_step(&d->probe, "torch_import", "skipped", detail);
+		return;
+	}
 	d->framework_status = run_traced_capture(argv, d->dir, NULL, &out);
 	memset(&fw, 0, sizeof(fw));
 	parse_probe(out ? out : "", &fw);
@@ -365,11 +417,12 @@ int doctor_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "python", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct doctor *d = calloc(1, sizeof(*d));
-	char *paths[1], err[8192];
+	char *paths[1], err[8192], python[PATH_MAX];
 	struct gt_report rep;
 	const char *tmp = getenv("TMPDIR");
 	bool have_report;
@@ -380,15 +433,28 @@ int doctor_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			puts("usage: gputrace doctor [--json]");
+			puts("usage: gputrace doctor [--json] [--python PATH]");
 			free(d);
 			return 0;
 		}
-		if (c != 'j') {
+		if (c == 'j') {
+			d->json = true;
+		} else if (c == 'p') {
+			d->python = optarg;
+		} else {
 			free(d);
 			return 2;
 		}
-		d->json = true;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gputrace doctor: unexpected argument '%s'\n", argv[optind]);
+		free(d);
+		return 2;
+	}
+	if (d->python && (c = resolve_command(d->python, python, sizeof(python))) != 0) {
+		fprintf(stderr, "gputrace doctor: --python %s: %s\n", d->python, strerror(c));
+		free(d);
+		return 2;
 	}
 	snprintf(d->dir, sizeof(d->dir), "%s/gputrace-doctor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(d->dir)) {

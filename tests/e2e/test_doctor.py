@@ -2,7 +2,10 @@
 build machines (no driver) and on the fake ones (each way a chain breaks)."""
 import json
 import os
+import shutil
 import subprocess
+import sys
+import tempfile
 import unittest
 
 from tests.e2e.gtlib import FIX, GPUTRACE, real_cudnn_dir
@@ -15,11 +18,44 @@ FAKES = {
 }
 
 
-def doctor(env=None):
+FAKE_TORCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fake_torch")
+PYTHONS = {}  # name -> an interpreter script made in setUpModule
+
+
+def setUpModule():
+    """Interpreters the tests name with --python, so that no test depends on
+    which python3 comes first on PATH (issue 20): one that cannot import any
+    torch (-S: no site-packages), one that imports the fake CUDA build of
+    tests/fake_torch."""
+    folder = tempfile.mkdtemp(prefix="gt-doctor-py-")
+    scripts = {
+        "no_torch": f'exec {sys.executable} -S "$@"\n',
+        "fake_cuda_torch": f'PYTHONPATH={FAKE_TORCH} exec {sys.executable} -S "$@"\n',
+    }
+    for name, body in scripts.items():
+        os.mkdir(os.path.join(folder, name))
+        path = os.path.join(folder, name, "python3")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        PYTHONS[name] = path
+    PYTHONS["folder"] = folder
+
+
+def tearDownModule():
+    shutil.rmtree(PYTHONS["folder"], ignore_errors=True)
+
+
+def doctor(env=None, python="no_torch", args=()):
+    """Runs gputrace doctor --json; python: a key of PYTHONS, a path, or None
+    for no --python (the python3 on PATH)."""
     e = dict(os.environ)
     e.pop("LD_LIBRARY_PATH", None)
     e.update(env or {})
-    p = subprocess.run([GPUTRACE, "doctor", "--json"], env=e, capture_output=True, timeout=120)
+    argv = [GPUTRACE, "doctor", "--json", *args]
+    if python:
+        argv += ["--python", PYTHONS.get(python, python)]
+    p = subprocess.run(argv, env=e, capture_output=True, timeout=120)
     return p.returncode, json.loads(p.stdout)
 
 
@@ -57,7 +93,8 @@ class RealLibrariesNoDriver(unittest.TestCase):
         self.assertIn("/lib/x86_64-linux-gnu/libcuda.so.1", tried)
 
     def test_text_says_where_it_looked(self):
-        p = subprocess.run([GPUTRACE, "doctor"], capture_output=True, timeout=120,
+        p = subprocess.run([GPUTRACE, "doctor", "--python", PYTHONS["no_torch"]],
+                           capture_output=True, timeout=120,
                            env={k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"})
         out = p.stdout.decode()
         self.assertEqual(p.returncode, 1)
@@ -103,6 +140,81 @@ class FakeChains(unittest.TestCase):
         self.assertEqual(d["first_failing_layer"], "memory")
         self.assertIn("2 cudaErrorMemoryAllocation", step(d, "malloc_256mib")["detail"])
         self.assertIn("out-of-memory", ids(d["findings"]))
+
+
+def torch_steps(d):
+    return {s["name"]: s for s in d["steps"] if s["layer"] == "framework"}
+
+
+class FrameworkLayer(unittest.TestCase):
+    """The framework layer for each kind of Python a newcomer may have, on the
+    healthy fake chain (issue 20): no torch, Debian's CPU-only torch, a CUDA
+    build (the fake one)."""
+
+    def run_with(self, python, env=None):
+        return doctor(dict(FAKES, LD_LIBRARY_PATH=os.path.join(FIX, "driver"), **(env or {})), python)
+
+    def test_no_torch_is_one_skipped_step(self):
+        rc, d = self.run_with("no_torch")
+        self.assertEqual(rc, 0)
+        self.assertIsNone(d["first_failing_layer"])
+        steps = torch_steps(d)
+        self.assertEqual(list(steps), ["torch_import"])
+        self.assertEqual(steps["torch_import"]["status"], "skipped")
+        self.assertIn(PYTHONS["no_torch"] + " does not import torch", steps["torch_import"]["detail"])
+
+    def test_python3_on_path_when_not_named(self):
+        path = os.path.dirname(PYTHONS["no_torch"]) + os.pathsep + os.environ.get("PATH", "")
+        rc, d = self.run_with(None, {"PATH": path})
+        self.assertEqual(rc, 0)
+        self.assertIn(PYTHONS["no_torch"] + " does not import torch",
+                      torch_steps(d)["torch_import"]["detail"])
+
+    def test_cpu_only_torch(self):
+        """Debian's python3-torch (installed by tools/install-deps.sh)."""
+        probe = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.version.cuda)"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0 or probe.stdout.strip() != "None":
+            self.skipTest("/usr/bin/python3 has no CPU-only torch")
+        rc, d = self.run_with("/usr/bin/python3")
+        self.assertEqual(rc, 1)
+        self.assertEqual(d["first_failing_layer"], "framework")
+        steps = torch_steps(d)
+        self.assertEqual(steps["torch_import"]["status"], "ok")
+        self.assertEqual(steps["torch_cuda_build"]["status"], "FAILED")
+        self.assertIn("CPU-only build", steps["torch_cuda_build"]["detail"])
+        self.assertEqual(steps["torch_cudnn"]["status"], "skipped")
+        self.assertIn("cpu-only-build", ids(d["findings"]))
+
+    def test_cuda_build_on_the_fake_chain(self):
+        env = {"FAKE_TORCH_CUDART": FAKES["GPUTRACE_PROBE_CUDART"],
+               "FAKE_TORCH_CUDNN": FAKES["GPUTRACE_PROBE_CUDNN"]}
+        rc, d = self.run_with("fake_cuda_torch", env)
+        self.assertIsNone(d["first_failing_layer"], d["steps"])
+        self.assertEqual(rc, 0)
+        steps = torch_steps(d)
+        for name in ("torch_import", "torch_cuda_build", "torch_is_available", "torch_device",
+                     "torch_matmul", "torch_cudnn"):
+            self.assertEqual(steps[name]["status"], "ok", steps)
+        self.assertEqual(steps["torch_cuda_build"]["detail"], "13.0")
+        self.assertEqual(steps["torch_cudnn"]["detail"], "9.19.0")
+
+    def test_cuda_build_without_a_device(self):
+        env = {"FAKE_TORCH_CUDART": FAKES["GPUTRACE_PROBE_CUDART"],
+               "FAKE_TORCH_CUDNN": FAKES["GPUTRACE_PROBE_CUDNN"], "FAKE_CUDA_DEVICES": "0"}
+        rc, d = self.run_with("fake_cuda_torch", env)
+        self.assertEqual(rc, 1)
+        steps = torch_steps(d)
+        self.assertEqual(steps["torch_is_available"]["status"], "FAILED")
+        self.assertIn("100", steps["torch_is_available"]["detail"])
+        self.assertEqual(steps["torch_matmul"]["status"], "skipped")
+
+    def test_python_that_does_not_exist(self):
+        p = subprocess.run([GPUTRACE, "doctor", "--python", "/nonexistent/python3"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--python /nonexistent/python3: No such file or directory", p.stderr)
+        self.assertEqual(p.stdout, "")
 
 
 if __name__ == "__main__":
