@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
 	      "       gputrace report [--json | --tree] PATH...\n"
 	      "       gputrace scan [--json] [--for FILE] [ROOT...]\n"
-	      "       gputrace doctor [--json]\n"
+	      "       gputrace doctor [--json] [--python PATH]\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
