@@ -7,13 +7,17 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-CPPFLAGS += -Iinclude -MMD -MP
+# Headers are named from the repository root ("common/jline.h"), the
+# contract's from include/ ("gputrace/trace_format.h").
+CPPFLAGS += -I. -Iinclude -MMD -MP
 # Sanitizers for the command, the report and the tests; never in libgputrace.so.
 SAN ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC := tracer/audit.c tracer/elf_peek.c tracer/jline.c tracer/trace_file.c tracer/trace_format.c \
-	preload/preload.c preload/cuda_hooks.c preload/api_stats.c preload/versions.c \
-	report/status_names.c report/family.c
+# Folders by where code runs (doc/design-notes.md, Layout): common/ is in both
+# binaries; audit/ and preload/ only in the library; host/, report/ and cmd/
+# only in the command.
+COMMON_SRC := $(wildcard common/*.c)
+LIB_SRC := $(COMMON_SRC) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
 .PHONY: all check check-fresh clean doctor deps
@@ -32,7 +36,7 @@ check-fresh:
 doctor: all
 	$(BUILD)/gputrace doctor
 
-$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/report/status_names.o
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/common/status_names.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $(filter %.c %.o,$^)
 
@@ -42,9 +46,9 @@ $(BUILD)/lib/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -c $< -o $@
 
-$(BUILD)/libgputrace.so: $(LIB_OBJ) tracer/libgputrace.map
+$(BUILD)/libgputrace.so: $(LIB_OBJ) libgputrace.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--no-undefined -Wl,-z,now -Wl,-z,relro \
-		-Wl,--version-script=tracer/libgputrace.map -static-libgcc -Wl,--as-needed
+		-Wl,--version-script=libgputrace.map -static-libgcc -Wl,--as-needed
 
 clean:
 	rm -rf $(BUILD)
@@ -52,9 +56,8 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # The command: launcher, reader and summary, with sanitizers unless SAN= is given.
-REPORT_SRC := $(filter-out report/summary.c,$(wildcard report/*.c))
-CMD_SRC := tracer/gputrace.c tracer/launch.c tracer/doctor.c tracer/trace_format.c tracer/jline.c tracer/trace_file.c \
-	$(REPORT_SRC)
+CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard report/*.c) $(wildcard report/rules/*.c) \
+	$(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf
@@ -68,7 +71,7 @@ $(BUILD)/gputrace: $(CMD_OBJ)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/tracer/gputrace.o,$(CMD_OBJ))
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/cmd/main.o,$(CMD_OBJ))
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
@@ -119,5 +122,6 @@ $(BUILD)/tests/static_cudart: tests/progs_cuda/static_cudart.cu
 	$(NVCC) -o $@ $<
 
 check: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
+	$(PYTHON) tools/check-layers.py
 	$(BUILD)/unit_tests
 	BUILD=$(abspath $(BUILD)) $(PYTHON) -m unittest discover -s tests/e2e -t . -v

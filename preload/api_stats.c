@@ -1,13 +1,13 @@
 /* Statistics of intercepted CUDA calls (see api_stats.h). Everything lives in
  * static memory; updates are relaxed atomics, so 8 threads calling cudaMalloc
  * at once get exact totals without a lock. */
-#include "api_stats.h"
+#include "preload/api_stats.h"
 
 #include <string.h>
 #include <unistd.h>
 
-#include "../tracer/jline.h"
-#include "../tracer/trace_file.h"
+#include "common/jline.h"
+#include "common/trace_file.h"
 #include "gputrace/status_names.h"
 
 #define STATUS_SLOTS 8       /* distinct statuses kept per function */

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tracer/jline.h"
-#include "api_stats.h"
+#include "common/jline.h"
+#include "preload/api_stats.h"
 #include "gputrace/status_names.h"
 #include "gputrace/trace_format.h"
-#include "preload.h"
+#include "preload/preload.h"
 
 #define CALL_EVENTS_PER_STATUS 8  /* rare calls: the first few are written */
 #define ALLOC_FAIL_EVENTS 32      /* failed allocations written one by one */

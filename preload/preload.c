@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../tracer/jline.h"
-#include "api_stats.h"
+#include "common/jline.h"
+#include "preload/api_stats.h"
 #include "gputrace/trace_format.h"
-#include "preload.h"
+#include "preload/preload.h"
 
 struct gt_trace preload_trace = { .fd = -1, .source = "preload" };
 bool preload_ready;

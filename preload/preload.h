@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "../tracer/trace_file.h"
+#include "common/trace_file.h"
 
 #define GT_EXPORT __attribute__((visibility("default")))
 

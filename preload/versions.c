@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../report/family.h"
-#include "../tracer/jline.h"
+#include "common/family.h"
+#include "common/jline.h"
 #include "gputrace/trace_format.h"
-#include "preload.h"
+#include "preload/preload.h"
 
 #define MAX_VERSIONED 64
 #ifndef PATH_MAX

@@ -1,8 +1,8 @@
 /* Findings and their evidence (see findings.h). */
 #define _GNU_SOURCE
-#include "findings.h"
+#include "report/findings.h"
 
-#include "../tracer/jline.h"
+#include "common/jline.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "model.h"
+#include "report/model.h"
 
 struct gt_group;
 

@@ -2,7 +2,7 @@
  * skipping the values of the keys that identify a process rather than what it
  * did. Anything unexpected only makes fingerprints differ, which costs a full
  * parse, never a wrong merge. */
-#include "fingerprint.h"
+#include "report/fingerprint.h"
 
 #include <fcntl.h>
 #include <string.h>

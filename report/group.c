@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 struct sigbuf {
 	char *s;
@@ -64,7 +64,6 @@ static char **items_new(size_t n)
 	return v;
 }
 
-char *gt_signature(const struct gt_proc_model *m);
 char *gt_signature(const struct gt_proc_model *m)
 {
 	const struct gt_process *p = m->proc;

@@ -1,14 +1,14 @@
 /* The process model (see model.h): CUDA-family libraries with their versions
  * from every source, how they were found, and which package owns them. */
 #define _GNU_SOURCE
-#include "model.h"
+#include "report/model.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_info.h"
+#include "host/elf_info.h"
 
 void gt_format_cudart_version(long v, char *out, size_t cap)
 {
@@ -27,11 +27,6 @@ void gt_format_cudnn_version(long v, char *out, size_t cap)
 static void format_mmp100(long v, char *out, size_t cap)
 {
 	snprintf(out, cap, "%ld.%ld.%ld", v / 10000, (v / 100) % 100, v % 100);
-}
-
-int gt_version_major(const char *v)
-{
-	return v && v[0] >= '0' && v[0] <= '9' ? atoi(v) : -1;
 }
 
 static bool same_file(const char *a, const char *b)

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "family.h"
-#include "package.h"
-#include "trace_read.h"
+#include "common/family.h"
+#include "host/package.h"
+#include "report/trace_read.h"
 
 /* One CUDA-family library in a process. */
 struct gt_lib {
@@ -45,7 +45,5 @@ void gt_format_cudnn_version(long v, char *out, size_t cap);
 
 /* The loaded library of a component ("cudart", "cudnn_graph", "cuda"), or NULL. */
 const struct gt_lib *gt_model_find(const struct gt_proc_model *m, const char *component);
-/* Major version of a version string ("9.19.0" -> 9), -1 if none. */
-int gt_version_major(const char *v);
 
 #endif

@@ -2,7 +2,7 @@
  * scripts. Built with jansson, printed once. */
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 static json_t *str_or_null(const char *s)
 {

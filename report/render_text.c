@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define RED "\033[31m"
 #define YELLOW "\033[33m"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "findings.h"
-#include "model.h"
-#include "trace_read.h"
+#include "report/findings.h"
+#include "report/model.h"
+#include "report/trace_read.h"
 
 /* One process of a group. */
 struct gt_member {
@@ -38,6 +38,9 @@ struct gt_report {
 	struct gt_findings findings;
 };
 
+/* What makes processes identical, as one string (malloc'd): the libraries,
+ * their versions and places, the API outcomes (group.c). */
+char *gt_signature(const struct gt_proc_model *m);
 /* The group a model belongs to. */
 const struct gt_group *gt_group_of(const struct gt_proc_model *m);
 /* "ranks 40-42 on host c" / "pid 123 on host c": who a group is, in words. */
@@ -62,10 +65,5 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 const char *gt_rule_tag(const char *found_by);
 /* How the process ended, in words. */
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap);
-
-/* `gputrace report [--json|--tree] PATH...`; returns the exit status. */
-int report_main(int argc, char **argv);
-/* The diagnosis `gputrace COMMAND` prints when the command exits. */
-void report_after_run(const char *dir, FILE *out);
 
 #endif

@@ -1,5 +1,5 @@
 /* The table of rules and the helpers they share. */
-#include "rules.h"
+#include "report/rules.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -76,15 +76,3 @@ long long gt_version_answer(const struct gt_process *p, const char *fn)
 	return -1;
 }
 
-void gt_version_key(const char *v, char *out, size_t cap)
-{
-	int dots = 0;
-	size_t i;
-
-	for (i = 0; v[i] && i + 1 < cap; i++) {
-		if (v[i] == '.' && ++dots == 3)
-			break;
-		out[i] = v[i];
-	}
-	out[i] = 0;
-}

@@ -4,7 +4,7 @@
 #ifndef GPUTRACE_RULES_H
 #define GPUTRACE_RULES_H
 
-#include "findings.h"
+#include "report/findings.h"
 
 void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out);
@@ -19,6 +19,9 @@ void rule_cuda_major_mismatch(const struct gt_proc_model *m, struct gt_findings 
 void rule_out_of_memory(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out);
+/* Over all the groups of a report, after the per-process rules. */
+struct gt_report;
+void rule_divergent_processes(const struct gt_report *r, struct gt_findings *out);
 
 /* A call of fn that answered status: a written call line or a total. */
 bool gt_called_with(const struct gt_process *p, const char *fn, int status);
@@ -28,7 +31,5 @@ const struct gt_call *gt_failed_call(const struct gt_process *p, const char *fn)
 const struct gt_search *gt_failed_search(const struct gt_process *p, const char *name);
 /* A version the library answered, by the version call's name; -1 if none. */
 long long gt_version_answer(const struct gt_process *p, const char *fn);
-/* "9.19.0.56" -> "9.19.0": versions compared on three fields at most. */
-void gt_version_key(const char *v, char *out, size_t cap);
 
 #endif

@@ -1,6 +1,8 @@
 /* The findings of gputrace scan, over the set of copies a host holds:
  * duplicate-library, shadowed-library, driver-stub, mixed-versions, and the
- * files the loader would refuse (broken-symlink, wrong-architecture). */
+ * files the loader would refuse (broken-symlink, wrong-architecture); and over
+ * --for's choices, a folder on LD_LIBRARY_PATH that shadows the consumer's own
+ * copy (shadowed-library). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <limits.h>
@@ -8,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
-#include "scan.h"
+#include "report/scan_report.h"
 
 /* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
 static bool default_search(const struct gt_copy *c)
@@ -50,7 +51,7 @@ static bool same_file(const struct gt_copy *a, const struct gt_copy *b)
 }
 
 /* Two files under one SONAME: which one a program gets depends on its search. */
-static void duplicates(struct gt_scan *s)
+static void duplicates(const struct gt_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i, k, j;
@@ -79,7 +80,7 @@ static void duplicates(struct gt_scan *s)
 				continue;
 			visible |= default_search(b);
 			if (!f) {
-				f = gt_finding_add(&s->findings, "duplicate-library", GT_SEV_INFO, NULL,
+				f = gt_finding_add(out, "duplicate-library", GT_SEV_INFO, NULL,
 						   "Know which copy each program gets: gputrace scan --for PROGRAM "
 						   "shows it; remove copies that nothing should load.",
 						   "%s: several copies on this host", load_name(a));
@@ -96,7 +97,7 @@ static void duplicates(struct gt_scan *s)
 
 /* A copy in an LD_LIBRARY_PATH folder hides the ld.so.cache one from every
  * program whose own RUNPATH does not name it first. */
-static void shadowed(struct gt_scan *s)
+static void shadowed(const struct gt_scan *s, struct gt_findings *out)
 {
 	const struct gt_ldcache_entry *ce;
 	struct gt_finding *f;
@@ -120,7 +121,7 @@ static void shadowed(struct gt_scan *s)
 			continue;
 		snprintf(fix, sizeof(fix), "Remove the folder of %s from LD_LIBRARY_PATH, unless every "
 			 "program should get that copy instead of %s.", c->path, ce->path);
-		f = gt_finding_add(&s->findings, "shadowed-library", GT_SEV_WARNING, NULL, fix,
+		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL, fix,
 				   "LD_LIBRARY_PATH's %s hides %s from ld.so.cache", c->path, ce->path);
 		copy_evidence(f, c, "found first:");
 		gt_evidence_str(gt_evidence_add(f, "ld.so.cache names %s for %s", ce->path, load_name(c)),
@@ -128,7 +129,7 @@ static void shadowed(struct gt_scan *s)
 	}
 }
 
-static void stubs(struct gt_scan *s)
+static void stubs(const struct gt_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i;
@@ -138,7 +139,7 @@ static void stubs(struct gt_scan *s)
 
 		if (!c->stub || !default_search(c))
 			continue;
-		f = gt_finding_add(&s->findings, "driver-stub", GT_SEV_ERROR, NULL,
+		f = gt_finding_add(out, "driver-stub", GT_SEV_ERROR, NULL,
 				   "Remove the stubs folder from LD_LIBRARY_PATH and /etc/ld.so.conf.d/, run "
 				   "ldconfig; the stub is for linking only, programs need the driver's libcuda.so.1.",
 				   "the CUDA driver stub %s is where programs look for libcuda.so.1 [%s]",
@@ -161,7 +162,7 @@ static void folder_of(const char *path, char *out, size_t cap)
 
 /* cuDNN or cuBLAS parts of different versions in one folder: one finding per
  * folder and family. */
-static void mixed(struct gt_scan *s)
+static void mixed(const struct gt_scan *s, struct gt_findings *out)
 {
 	char dir_i[PATH_MAX], dir_k[PATH_MAX], vi[32], vk[32];
 	struct gt_finding *f;
@@ -189,7 +190,7 @@ static void mixed(struct gt_scan *s)
 			if (strcmp(a->fi.family, b->fi.family) || strcmp(dir_i, dir_k) || !strchr(vi, '.') ||
 			    !strchr(vk, '.') || gt_version_major(vi) != gt_version_major(vk) || strcmp(vi, vk) == 0)
 				continue;
-			f = gt_finding_add(&s->findings, "mixed-versions", GT_SEV_ERROR, NULL,
+			f = gt_finding_add(out, "mixed-versions", GT_SEV_ERROR, NULL,
 					   "Reinstall the library so that all its parts come from one release, "
 					   "and remove the stale files of the other.",
 					   "%s parts of versions %s and %s side by side in %s", a->fi.family, vi, vk,
@@ -201,7 +202,7 @@ static void mixed(struct gt_scan *s)
 	}
 }
 
-static void refused(struct gt_scan *s)
+static void refused(const struct gt_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i;
@@ -210,21 +211,21 @@ static void refused(struct gt_scan *s)
 		const struct gt_copy *c = &s->copies[i];
 
 		if (!c->real_path) {
-			f = gt_finding_add(&s->findings, "broken-symlink", GT_SEV_WARNING, NULL,
+			f = gt_finding_add(out, "broken-symlink", GT_SEV_WARNING, NULL,
 					   "Remove the link or point it at the file it was meant for.",
 					   "%s is a broken link: %s", c->path, c->chain);
 			gt_evidence_str(copy_evidence(f, c, "link:"), "chain", c->chain);
 		} else if (!c->elf.ok) {
 			/* Named like a library, not one: in the loader's folders it
 			 * ends a search (the loader gives up on an invalid ELF file). */
-			f = gt_finding_add(&s->findings, "wrong-architecture",
+			f = gt_finding_add(out, "wrong-architecture",
 					   GT_SEV_WARNING, NULL,
 					   "Remove the file or move it out of the loader's folders.",
 					   "%s is not a loadable library: %s", c->path, c->elf.error);
 			copy_evidence(f, c, "file:");
 		} else if (c->elf.ok && (c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64) &&
 			   default_search(c)) {
-			f = gt_finding_add(&s->findings, "wrong-architecture", GT_SEV_WARNING, NULL,
+			f = gt_finding_add(out, "wrong-architecture", GT_SEV_WARNING, NULL,
 					   "The loader skips it on this machine: remove it, or install the "
 					   "x86-64 build.",
 					   "%s is a %d-bit library for machine %d, not x86-64", c->path,
@@ -234,12 +235,44 @@ static void refused(struct gt_scan *s)
 	}
 }
 
-void gt_scan_findings(struct gt_scan *s);
-void gt_scan_findings(struct gt_scan *s)
+void gt_scan_judge(const struct gt_scan *s, struct gt_findings *out)
 {
-	stubs(s);
-	mixed(s);
-	shadowed(s);
-	duplicates(s);
-	refused(s);
+	stubs(s, out);
+	mixed(s, out);
+	shadowed(s, out);
+	duplicates(s, out);
+	refused(s, out);
+}
+
+/* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
+ * path is the leftover-library case of the report, seen before the crash. */
+void gt_scan_for_judge(const struct gt_scan_for *fr, struct gt_findings *out)
+{
+	struct gt_finding *f;
+	size_t i, k;
+
+	for (i = 0; i < fr->n; i++) {
+		const struct gt_resolution *r = &fr->items[i].res;
+
+		if (r->winner < 0 || !r->nshadowed || strcmp(r->cand[r->winner].rule, "ld_library_path"))
+			continue;
+		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL,
+				   "Remove that folder from LD_LIBRARY_PATH for this program, or delete the "
+				   "stale copy.",
+				   "for %s, %s comes from LD_LIBRARY_PATH: %s", fr->consumer, r->name,
+				   r->cand[r->winner].path);
+		for (k = 0; k < r->nshadowed; k++)
+			gt_evidence_str(gt_evidence_add(f, "%s wins over %s", r->cand[r->winner].path,
+							r->shadowed[k]), "shadowed", r->shadowed[k]);
+	}
+}
+
+int gt_scan_status(const struct gt_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].severity == GT_SEV_ERROR)
+			return 1;
+	return 0;
 }

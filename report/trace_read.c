@@ -1,6 +1,6 @@
 /* Trace reader: JSON Lines from libgputrace.so into struct gt_process. */
 #define _GNU_SOURCE
-#include "trace_read.h"
+#include "report/trace_read.h"
 
 #include <dirent.h>
 #include <errno.h>

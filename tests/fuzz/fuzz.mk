@@ -20,13 +20,13 @@ FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048
 .PHONY: fuzz-build fuzz-short
 fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf
 
-$(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c report/ldcache.c report/ldcache.h
+$(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -o $@ tests/fuzz/fuzz_ldcache.c report/ldcache.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -o $@ tests/fuzz/fuzz_ldcache.c host/ldcache.c
 
-$(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c report/elf_info.c report/elf_info.h
+$(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -o $@ tests/fuzz/fuzz_elf.c report/elf_info.c -lelf -lz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -o $@ tests/fuzz/fuzz_elf.c host/elf_info.c -lelf -lz
 
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay untouched.
 fuzz-short: fuzz-build

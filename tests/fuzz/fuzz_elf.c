@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../report/elf_info.h"
+#include "host/elf_info.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 int main(void)
 {

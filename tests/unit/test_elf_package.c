@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../report/elf_info.h"
-#include "../../report/package.h"
-#include "unit.h"
+#include "host/elf_info.h"
+#include "host/package.h"
+#include "tests/unit/unit.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define CUBLAS "/usr/local/cuda-13.0/lib/libcublas.so.13"

@@ -1,8 +1,8 @@
 /* Unit tests: CUDA-family classification of file names (report/family.c). */
 #include <check.h>
 
-#include "../../report/family.h"
-#include "unit.h"
+#include "common/family.h"
+#include "tests/unit/unit.h"
 
 static void expect(const char *path, const char *family, const char *component, const char *version)
 {

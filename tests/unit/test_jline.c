@@ -3,8 +3,8 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "../../tracer/jline.h"
-#include "unit.h"
+#include "common/jline.h"
+#include "tests/unit/unit.h"
 
 /* Builds {"ev":"t","k":<val>} and parses it back with jansson. */
 static json_t *roundtrip(const char *val, size_t n, char *buf, size_t cap)

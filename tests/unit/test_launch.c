@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "gputrace/trace_format.h"
-#include "../../tracer/launch.h"
-#include "unit.h"
+#include "cmd/launch.h"
+#include "tests/unit/unit.h"
 
 START_TEST(test_prepend_empty)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/ldcache.h"
-#include "unit.h"
+#include "host/ldcache.h"
+#include "tests/unit/unit.h"
 
 /* Seeds written by glibc 2.36's ldconfig (-c new, old, compat); make check runs from the top. */
 #define SEEDS "tests/fuzz/corpus_ldcache/"

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../report/resolve.h"
-#include "unit.h"
+#include "host/resolve.h"
+#include "tests/unit/unit.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gputrace/status_names.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static void expect(enum gt_status_api api, long code, const char *name)
 {

@@ -1,0 +1,359 @@
+/* The rtld-audit half of libgputrace.so (loaded through LD_AUDIT): records every
+ * search the dynamic loader makes, each candidate with its rule, every object
+ * mapped and unmapped. It only observes: every callback returns the loader's
+ * own values unchanged (invariant 1 of DESIGN.md).
+ *
+ * This copy lives in its own link-map namespace with its own libc. All loader
+ * callbacks run under the loader's lock (startup is single-threaded; dlopen and
+ * dlclose hold dl_load_lock), so the state below needs no lock of its own. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/elf_peek.h"
+#include "gputrace/trace_format.h"
+#include "common/jline.h"
+#include "common/trace_file.h"
+
+#define GT_EXPORT __attribute__((visibility("default")))
+
+static struct gt_trace audit_trace = { .fd = -1, .source = "audit" };
+/* A line holds a search's whole list of tries: room for both. */
+static char line_buf[65536 + 131072];
+static char tries_buf[131072];
+static struct jline tries;   /* the open search's candidates, as a JSON fragment */
+static char exe_path[PATH_MAX]; /* this image's executable, read once */
+
+/* The search in progress: set by the LA_SER_ORIG call, closed by the object
+ * it mapped or, if none, by the next search or the next loader activity. */
+static struct {
+	unsigned long seq;          /* 0: none open */
+	bool has_runpath;           /* the requester has DT_RUNPATH (else DT_RPATH rules) */
+	int tries;
+	enum gt_rule last_rule;     /* the rule of the candidate tried last */
+	char last_try[PATH_MAX];    /* the candidate tried last */
+	char name[PATH_MAX];
+} cur;
+static unsigned long next_seq = 1;
+static bool exiting;          /* the main program's map was closed: _dl_fini runs */
+static bool active;           /* la_version accepted us */
+
+static int trace_fd(void)
+{
+	return active ? gt_trace_fd(&audit_trace) : -1;
+}
+
+static void emit(struct jline *j)
+{
+	gt_trace_write(&audit_trace, line_buf, jl_end(j));
+}
+
+/* Every line has a time; only the lines that start something carry the
+ * thread (a search's conclusion is on the same thread, under the loader lock). */
+static void begin(struct jline *j, enum gt_event ev)
+{
+	jl_begin(j, line_buf, sizeof(line_buf), gt_event_name(ev));
+	jl_uint(j, GT_K_TIME, gt_now_us());
+	if (ev == GT_EV_SEARCH || ev == GT_EV_CLOSE)
+		jl_int(j, GT_K_TID, gt_gettid());
+}
+
+/* Copies a NUL-terminated string into a fixed buffer, truncating; unlike
+ * strncpy it does not fill the rest of the buffer with zeros. */
+static void copy_bounded(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* The value of `tag` in a map's dynamic section, or `none`. */
+static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
+{
+	const ElfW(Dyn) *d;
+
+	if (!map || !map->l_ld)
+		return none;
+	for (d = map->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == tag)
+			return d->d_un.d_val;
+	return none;
+}
+
+/* DT_SONAME of a mapped object. On x86-64 the loader has already rebased
+ * DT_STRTAB in place; in read-only dynamic sections (the vDSO) it has not. */
+static const char *soname_of(const struct link_map *map)
+{
+	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+	ElfW(Addr) off = dyn_value(map, DT_SONAME, (ElfW(Addr))-1);
+
+	if (!strtab || off == (ElfW(Addr))-1)
+		return NULL;
+	if (strtab < map->l_addr)
+		strtab += map->l_addr;
+	return (const char *)(strtab + off);
+}
+
+/* Does the object name libcudart in DT_NEEDED? */
+static bool needs_cudart(const struct link_map *map)
+{
+	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+	const ElfW(Dyn) *d;
+
+	if (!strtab || !map->l_ld)
+		return false;
+	if (strtab < map->l_addr)
+		strtab += map->l_addr;
+	for (d = map->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_NEEDED &&
+		    strncmp((const char *)(strtab + d->d_un.d_val), "libcudart.so", 12) == 0)
+			return true;
+	return false;
+}
+
+/* nvcc links the CUDA runtime statically by default: such an object carries
+ * device code (a fat binary section) but needs no libcudart. Its runtime
+ * calls never reach our hooks, and the report must say so. Only the main
+ * program is read here (section headers are not mapped, so this costs an open
+ * and three reads): libraries are left to the report, which reads the files. */
+static bool carries_static_cudart(const struct link_map *map, const char *path)
+{
+	static const char *const fatbin[] = { ".nvFatBinSegment", ".nv_fatbin" };
+
+	return !needs_cudart(map) && gt_elf_has_section(path, fatbin, 2);
+}
+
+/* The main program's l_name is empty; the trace wants a path. */
+static const char *map_path(const struct link_map *map)
+{
+	ssize_t n;
+
+	if (map->l_name && map->l_name[0])
+		return map->l_name;
+	if (!exe_path[0]) {
+		n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+		if (n <= 0)
+			return "";
+		exe_path[n] = 0;
+	}
+	return exe_path;
+}
+
+static enum gt_rule rule_of(unsigned int flag)
+{
+	switch (flag) {
+	case LA_SER_LIBPATH:
+		return GT_RULE_LD_LIBRARY_PATH;
+	case LA_SER_RUNPATH:
+		/* The loader passes one flag for both; the requester's dynamic
+		 * section tells them apart: with DT_RUNPATH, DT_RPATH is ignored. */
+		return cur.has_runpath ? GT_RULE_RUNPATH : GT_RULE_RPATH;
+	case LA_SER_CONFIG:
+		return GT_RULE_LD_SO_CACHE;
+	case LA_SER_DEFAULT:
+		return GT_RULE_DEFAULT;
+	case LA_SER_SECURE:
+		return GT_RULE_SECURE;
+	default:
+		return GT_RULE_UNKNOWN;
+	}
+}
+
+/* A loaded object that is the same file as `path`, if any: the loader
+ * recognises a file it already mapped by device and inode, and then maps
+ * nothing and calls no la_objopen. */
+static const struct link_map *loaded_as(const char *path, const struct link_map *any)
+{
+	struct stat want, have;
+	const struct link_map *m;
+
+	if (!any || stat(path, &want) != 0)
+		return NULL;
+	while (any->l_prev)
+		any = any->l_prev;
+	for (m = any; m; m = m->l_next)
+		if (m->l_name && m->l_name[0] == '/' && stat(m->l_name, &have) == 0 &&
+		    have.st_dev == want.st_dev && have.st_ino == want.st_ino)
+			return m;
+	return NULL;
+}
+
+static void add_tries(struct jline *j)
+{
+	if (!cur.tries)
+		return;
+	jl_raw_array(j, GT_K_TRIES, &tries);
+	if (tries.truncated)
+		jl_bool(j, "tries_truncated", true);
+}
+
+/* Ends the open search that mapped nothing: not found, or already loaded. */
+static void end_search(const struct link_map *any)
+{
+	const struct link_map *m = NULL;
+	struct jline j;
+	int saved = errno;
+
+	if (!cur.seq)
+		return;
+	if (cur.tries)
+		m = loaded_as(cur.last_try, any);
+	else if (strchr(cur.name, '/'))
+		m = loaded_as(cur.name, any);
+	if (trace_fd() >= 0) {
+		begin(&j, GT_EV_SEARCH_END);
+		jl_uint(&j, GT_K_SEARCH, cur.seq);
+		jl_str(&j, GT_K_NAME, cur.name);
+		jl_str(&j, GT_K_RESULT, m ? GT_RESULT_ALREADY_LOADED : GT_RESULT_NOT_FOUND);
+		if (m)
+			jl_str(&j, GT_K_PATH, m->l_name);
+		add_tries(&j);
+		emit(&j);
+	}
+	cur.seq = 0;
+	errno = saved;
+}
+
+GT_EXPORT unsigned int la_version(unsigned int version)
+{
+	if (gt_disabled())
+		return 0;  /* the loader then drops this module altogether */
+	active = true;
+	trace_fd();
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+static void start_search(const char *name, const struct link_map *requester)
+{
+	struct jline j;
+
+	end_search(requester);
+	cur.seq = next_seq++;
+	cur.tries = 0;
+	cur.last_try[0] = 0;
+	jl_fragment_begin(&tries, tries_buf, sizeof(tries_buf));
+	copy_bounded(cur.name, sizeof(cur.name), name);
+	cur.has_runpath = dyn_value(requester, DT_RUNPATH, 0) != 0;
+	/* The start of each search is where the fd is checked to be still ours
+	 * (trace_fd_checked): once per library, not once per line. */
+	if (gt_trace_fd_checked(&audit_trace) < 0)
+		return;
+	begin(&j, GT_EV_SEARCH);
+	jl_uint(&j, GT_K_SEQ, cur.seq);
+	jl_str(&j, GT_K_NAME, name);
+	if (requester)
+		jl_str(&j, GT_K_REQUESTER, map_path(requester));
+	emit(&j);
+}
+
+/* Candidates are kept in memory and written with the search's conclusion:
+ * one line per library instead of one per candidate. */
+static void record_try(const char *path, unsigned int flag)
+{
+	cur.tries++;
+	cur.last_rule = rule_of(flag);
+	copy_bounded(cur.last_try, sizeof(cur.last_try), path);
+	if (tries.truncated)
+		return;
+	jl_object_open(&tries);
+	jl_str(&tries, GT_K_PATH, path);
+	jl_str(&tries, GT_K_RULE, gt_rule_name(cur.last_rule));
+	jl_object_end(&tries);
+}
+
+GT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
+{
+	int saved = errno;
+
+	if (active && name) {
+		if (flag == LA_SER_ORIG)
+			start_search(name, cookie ? (const struct link_map *)*cookie : NULL);
+		else if (cur.seq)
+			record_try(name, flag);
+	}
+	errno = saved;
+	return (char *)name;  /* never redirect the loader */
+}
+
+/* Why the loader took the object it just mapped at `path`: the rule of the
+ * candidate that matched, "absolute" for a name with a slash. */
+static enum gt_rule open_rule(const char *path)
+{
+	if (cur.tries == 0)
+		return strchr(cur.name, '/') ? GT_RULE_ABSOLUTE : GT_RULE_UNKNOWN;
+	return strcmp(path, cur.last_try) == 0 ? cur.last_rule : GT_RULE_UNKNOWN;
+}
+
+GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	const char *path, *soname;
+	struct jline j;
+	int saved = errno;
+
+	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
+	if (!active || trace_fd() < 0)
+		goto out;
+	path = map_path(map);
+	begin(&j, GT_EV_OPEN);
+	jl_str(&j, GT_K_PATH, path);
+	soname = map->l_name && map->l_name[0] == '/' ? soname_of(map) : NULL;
+	jl_str(&j, GT_K_SONAME, soname);
+	jl_int(&j, GT_K_NS, (long long)lmid);
+	if (!map->l_name || !map->l_name[0])
+		jl_bool(&j, "main", true);
+	if ((!map->l_name || !map->l_name[0]) && path[0] == '/' && carries_static_cudart(map, path))
+		jl_bool(&j, "cudart_static", true);
+	if (cur.seq) {
+		jl_uint(&j, GT_K_SEARCH, cur.seq);
+		jl_str(&j, GT_K_NAME, cur.name);
+		jl_str(&j, GT_K_RULE, gt_rule_name(open_rule(path)));
+		add_tries(&j);
+	}
+	emit(&j);
+out:
+	cur.seq = 0;
+	errno = saved;
+	/* No LA_FLG_BINDTO/BINDFROM: we want no symbol-binding callbacks, so
+	 * function calls in the process cost exactly what they cost without us. */
+	return 0;
+}
+
+GT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	const struct link_map *map = cookie ? (const struct link_map *)*cookie : NULL;
+	struct jline j;
+	int saved = errno;
+
+	if (!active || !map)
+		return 0;
+	/* At exit the loader closes every object, the main program first; those
+	 * closes are the end of the process, not dlclose calls worth a line. */
+	if (!map->l_name || !map->l_name[0])
+		exiting = true;
+	if (exiting || trace_fd() < 0)
+		goto out;
+	begin(&j, GT_EV_CLOSE);
+	jl_str(&j, GT_K_PATH, map->l_name);
+	emit(&j);
+out:
+	errno = saved;
+	return 0;
+}
+
+GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	int saved = errno;
+
+	/* A load phase ended (CONSISTENT) or an unload begins (DELETE, also at
+	 * the start of exit, before any destructor): a search still open mapped
+	 * nothing. Once exit is under way nothing more is written, so that the
+	 * preload half's "end" stays the last line. */
+	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE))
+		end_search(cookie ? (const struct link_map *)*cookie : NULL);
+	errno = saved;
+}

@@ -1,0 +1,19 @@
+/* The gputrace command's subcommands, one file each (cmd/<name>_cmd.c): each
+ * parses its arguments, chooses the output and returns the exit status; the
+ * work is done by the layers below (report/, host/). */
+#ifndef GPUTRACE_CMD_H
+#define GPUTRACE_CMD_H
+
+#include <stdio.h>
+
+/* `gputrace report [--json|--tree] PATH...` */
+int cmd_report_main(int argc, char **argv);
+/* `gputrace scan [--json] [--for FILE] [ROOT...]` */
+int cmd_scan_main(int argc, char **argv);
+/* `gputrace doctor [--json] [--python PATH]` */
+int cmd_doctor_main(int argc, char **argv);
+
+/* The diagnosis `gputrace COMMAND` prints when the command exits. */
+void cmd_report_after_run(const char *dir, FILE *out);
+
+#endif

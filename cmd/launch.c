@@ -1,0 +1,518 @@
+/* Runs a command with libgputrace.so in LD_AUDIT and LD_PRELOAD, its stdio
+ * untouched, forwarding the signals someone sent to gputrace, and returns the
+ * command's own exit status (128+N when signal N killed it). */
+#define _GNU_SOURCE
+#include "cmd/launch.h"
+
+#include "cmd/cmd.h"
+
+#include "gputrace/trace_format.h"
+#include "common/jline.h"
+#include "common/trace_file.h"
+#include "report/report.h"
+#include "report/trace_read.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_PREFIX "gputrace: "
+
+static volatile sig_atomic_t child_pid;
+
+bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old)
+{
+	const char *p;
+	size_t ll = strlen(lib);
+	int n;
+
+	if (!old || !*old)
+		return (size_t)snprintf(out, cap, "%s", lib) < cap;
+	/* Already in the list (gputrace under gputrace): keep the list as it is. */
+	for (p = old; (p = strstr(p, lib)) != NULL; p += ll)
+		if ((p == old || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[ll] == 0 || p[ll] == ':' || p[ll] == ' '))
+			return (size_t)snprintf(out, cap, "%s", old) < cap;
+	n = snprintf(out, cap, "%s:%s", lib, old);
+	return n > 0 && (size_t)n < cap;
+}
+
+static bool usable_library(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+static void note_looked(char *looked, size_t cap, const char *path)
+{
+	size_t len = strlen(looked);
+
+	snprintf(looked + len, cap - len, "%s%s", len ? ", " : "", path);
+}
+
+bool own_folder(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	out[n] = 0;
+	slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	return true;
+}
+
+bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
+{
+	const char *env = getenv("GPUTRACE_LIB");
+	static const char *const rel[] = { "libgputrace.so", "../lib/gputrace/libgputrace.so",
+					   "../lib/libgputrace.so" };
+	char self[PATH_MAX];
+	size_t i;
+
+	looked[0] = 0;
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		if (usable_library(out))
+			return true;
+		note_looked(looked, looked_cap, out);
+		return false;
+	}
+	if (!own_folder(self, sizeof(self)))
+		return false;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+
+		snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
+		if (usable_library(cand) && realpath(cand, out))
+			return true;
+		note_looked(looked, looked_cap, cand);
+	}
+	return false;
+}
+
+int resolve_command(const char *cmd, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int err = ENOENT;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, cap, "%s", cmd);
+		if (access(out, F_OK) != 0)
+			return errno;
+		return access(out, X_OK) == 0 ? 0 : EACCES;
+	}
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	for (p = path; ; p = end + 1) {
+		struct stat st;
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		snprintf(out, cap, "%.*s%s%s", (int)dl, p, dl ? "/" : "", cmd);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The dynamic loader takes LD_AUDIT and LD_PRELOAD only in dynamically linked
+ * programs, and in set-user-ID/set-group-ID ones only from secure folders. */
+const char *untraceable_reason(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	struct stat st;
+	int fd, i;
+	bool interp = false;
+
+	if (stat(path, &st) != 0)
+		return NULL;
+	/* Secure mode comes when exec changes the ids: set-user-ID to an owner
+	 * who is not us, set-group-ID to a group that is not ours. */
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+		return "is set-user-ID or set-group-ID: the loader ignores LD_AUDIT and LD_PRELOAD "
+		       "paths outside its secure folders there";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		goto out;  /* a script, or not ours to judge: let the kernel decide */
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) != sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP)
+			interp = true;
+	}
+	/* No PT_INTERP: static (or static-pie), unless it is the loader itself. */
+	if (!interp && (eh.e_type == ET_EXEC || strncmp(base_of(path), "ld-", 3) != 0)) {
+		close(fd);
+		return "is statically linked: no dynamic loader runs in it, so LD_AUDIT and "
+		       "LD_PRELOAD are not taken and nothing can be traced";
+	}
+out:
+	close(fd);
+	return NULL;
+}
+
+/* Forward what someone sent to gputrace itself. A terminal's Ctrl-C already
+ * reaches the whole foreground group, the command too: forwarding it would
+ * deliver it twice, so signals the kernel generated are not forwarded. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child_pid > 0 && si && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static void install_forwarding(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+/* The child: exec the command; on failure send errno up the CLOEXEC pipe. */
+static void exec_child(char *const *argv, int err_fd)
+{
+	int e;
+
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0) {
+		/* nothing more we can say */
+	}
+	_exit(127);
+}
+
+/* Runs argv with the current environment; returns its exit status. Prints a
+ * shell-like message and returns 127/126 when it cannot be run. *pid and
+ * *wstatus say which process it was and how it ended (pid 0: never ran). */
+static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
+{
+	int pipefd[2], e = 0, wstatus;
+	pid_t pid, w;
+	ssize_t n;
+
+	*child = 0;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		fprintf(stderr, LOG_PREFIX "pipe: %s\n", strerror(errno));
+		return 127;
+	}
+	install_forwarding();
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, LOG_PREFIX "fork: %s\n", strerror(errno));
+		return 127;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		exec_child(argv, pipefd[1]);
+	}
+	child_pid = pid;
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	do
+		w = waitpid(pid, &wstatus, 0);
+	while (w < 0 && errno == EINTR);
+	child_pid = 0;
+	if (n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, LOG_PREFIX "%s: %s\n", argv[0],
+			e == ENOENT && !strchr(argv[0], '/') ? "command not found" : strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	if (w < 0)
+		return 127;
+	*child = pid;
+	*wstatus_out = wstatus;
+	return status_of(wstatus);
+}
+
+/* The trace of the process we started: <host>.<pid>[.<k>].jsonl in dir whose
+ * header names that pid; the newest when a pid repeats. */
+static bool find_child_trace(const char *dir, pid_t pid, char *out, size_t cap)
+{
+	char prefix[300], host[256], **files;
+	int n = gt_list_traces(dir, &files), i;
+	time_t newest = 0;
+	struct stat st;
+
+	/* Our host too: a folder shared by many hosts holds the same pids. */
+	gt_host_name(host, sizeof(host));
+	snprintf(prefix, sizeof(prefix), "%s.%d.", host, (int)pid);
+	out[0] = 0;
+	for (i = 0; i < n; i++) {
+		const char *base = strrchr(files[i], '/');
+
+		base = base ? base + 1 : files[i];
+		if (strncmp(base, prefix, strlen(prefix)) != 0)
+			continue;
+		if (lstat(files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= newest) {
+			newest = st.st_mtime;
+			snprintf(out, cap, "%s", files[i]);
+		}
+	}
+	gt_free_list(files, n);
+	return out[0] != 0;
+}
+
+/* Appends how the process ended to its trace: the process is gone, so this
+ * line comes last; the report tells a signal from an exit by it. */
+static void record_reaped(const char *dir, pid_t pid, int wstatus)
+{
+	char path[PATH_MAX], buf[256];
+	struct jline j;
+	int fd;
+
+	if (!pid || !find_child_trace(dir, pid, path, sizeof(path)))
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_REAPED));
+	jl_int(&j, GT_K_PID, pid);
+	if (WIFSIGNALED(wstatus))
+		jl_int(&j, "signal", WTERMSIG(wstatus));
+	else
+		jl_int(&j, "exit_status", WEXITSTATUS(wstatus));
+	gt_write_all(fd, buf, jl_end(&j));
+	close(fd);
+}
+
+/* The folder traces go to: -o DIR (created 0700 if missing), else
+ * $GPUTRACE_DIR, else a fresh ${TMPDIR:-/tmp}/gputrace.XXXXXX. Absolute, since
+ * the command may change its working folder. */
+static bool prepare_out_dir(const char *want, char *out, size_t cap, bool *made_temp)
+{
+	const char *tmp = getenv("TMPDIR");
+	char templ[PATH_MAX];
+
+	if (!want || !*want)
+		want = getenv("GPUTRACE_DIR");
+	if (want && *want) {
+		if (mkdir(want, 0700) != 0 && errno != EEXIST) {
+			fprintf(stderr, LOG_PREFIX "cannot create %s: %s\n", want, strerror(errno));
+			return false;
+		}
+		if (!realpath(want, out) || access(out, W_OK | X_OK) != 0) {
+			fprintf(stderr, LOG_PREFIX "cannot write traces into %s: %s\n", want,
+				strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	snprintf(templ, sizeof(templ), "%s/gputrace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(templ)) {
+		fprintf(stderr, LOG_PREFIX "cannot create %s: %s\n", templ, strerror(errno));
+		return false;
+	}
+	snprintf(out, cap, "%s", templ);
+	*made_temp = true;
+	return true;
+}
+
+/* LD_AUDIT and LD_PRELOAD split their lists at ':' (LD_PRELOAD at spaces too). */
+static bool set_loader_env(const char *lib)
+{
+	static const char *const vars[] = { "LD_AUDIT", "LD_PRELOAD" };
+	char value[16384];
+	size_t i;
+
+	if (strpbrk(lib, ": \t")) {
+		fprintf(stderr, LOG_PREFIX "the path %s holds ':' or a space, which the loader "
+			"takes as a list separator; install gputrace elsewhere\n", lib);
+		return false;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!prepend_path_list(value, sizeof(value), lib, getenv(vars[i])) ||
+		    setenv(vars[i], value, 1) != 0) {
+			fprintf(stderr, LOG_PREFIX "cannot set %s\n", vars[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+
+static bool launched_as_rank(void)
+{
+	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID", NULL };
+	int i;
+
+	for (i = 0; vars[i]; i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return true;
+	return false;
+}
+
+/* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
+static void save_report(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, LOG_PREFIX "cannot write %s: %s\n", path, strerror(errno));
+		return;
+	}
+	cmd_report_after_run(dir, f);
+	fclose(f);
+}
+
+int launch_traced(const struct launch_opts *o)
+{
+	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
+	const char *why;
+	int status, err, wstatus = 0;
+	bool made_temp = false;
+	pid_t child;
+
+	if (getenv("GPUTRACE_DISABLE") && strcmp(getenv("GPUTRACE_DISABLE"), "0") != 0 &&
+	    *getenv("GPUTRACE_DISABLE"))
+		return run_command(o->argv, &child, &wstatus);
+	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
+			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
+		return 127;
+	}
+	err = resolve_command(o->argv[0], cmd, sizeof(cmd));
+	if (err == 0 && (why = untraceable_reason(cmd)) != NULL)
+		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
+	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
+		return 127;
+	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
+		return 127;
+	status = run_command(o->argv, &child, &wstatus);
+	record_reaped(dir, child, wstatus);
+	/* A folder of our own making that nothing was written to goes again
+	 * (the command could not be run, or was static). */
+	if (made_temp && rmdir(dir) == 0)
+		return status;
+	/* One rank of a parallel job sees only the traces written so far: the
+	 * report of the whole job is `gputrace report DIR` once it is over. */
+	if (launched_as_rank()) {
+		if (!o->quiet)
+			fprintf(stderr, LOG_PREFIX "traces in %s; when the job is over: gputrace report %s\n",
+				dir, dir);
+		return status;
+	}
+	if (!o->quiet)
+		cmd_report_after_run(dir, stderr);
+	if (o->out_dir)
+		save_report(dir);
+	return status;
+}
+
+/* Reads all of fd into a malloc'd, NUL-terminated buffer. */
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf)
+		abort();
+	for (;;) {
+		if (len + 1 >= cap && !(buf = realloc(buf, cap *= 2)))
+			abort();
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+int run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out)
+{
+	char lib[PATH_MAX], looked[4 * PATH_MAX];
+	int pipefd[2], wstatus = 0, i;
+	pid_t pid, w;
+
+	*out = NULL;
+	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s\n", looked);
+		return 127;
+	}
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return 127;
+	pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		/* The child alone gets the tracer and the settings: the caller
+		 * runs several of these with different ones. */
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0 || !set_loader_env(lib) ||
+		    setenv("GPUTRACE_DIR", dir, 1) != 0)
+			_exit(127);
+		for (i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	*out = read_all(pipefd[0]);
+	close(pipefd[0]);
+	do
+		w = waitpid(pid, &wstatus, 0);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return 127;
+	record_reaped(dir, pid, wstatus);
+	return status_of(wstatus);
+}

@@ -1,0 +1,84 @@
+/* CUDA-family classification of library file names (see family.h). */
+#include "common/family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Stems, matched against the file name up to ".so". A stem ending in '_' matches
+ * any name it starts (cuDNN's sub-libraries); others must match exactly. */
+static const struct { const char *stem; const char *family; } stems[] = {
+	{ "libcuda", "driver" },        { "libcudart", "cudart" },
+	{ "libcudnn", "cudnn" },        { "libcudnn_", "cudnn" },
+	{ "libcublas", "cublas" },      { "libcublasLt", "cublas" },
+	{ "libnccl", "nccl" },          { "libcufft", "cufft" },
+	{ "libcufftw", "cufft" },       { "libcurand", "curand" },
+	{ "libcusparse", "cusparse" },  { "libcusolver", "cusolver" },
+	{ "libcusolverMg", "cusolver" }, { "libnvrtc", "nvrtc" },
+	{ "libnvrtc-builtins", "nvrtc" }, { "libnvJitLink", "nvjitlink" },
+	{ "libcupti", "cupti" },        { "libnvToolsExt", "nvtx" },
+	{ "libnvidia-ml", "nvml" },     { "libcudadevrt", "cudart" },
+};
+
+static bool stem_matches(const char *stem, const char *name, size_t name_len)
+{
+	size_t sl = strlen(stem);
+
+	if (stem[sl - 1] == '_')
+		return name_len > sl && strncmp(name, stem, sl) == 0;
+	return name_len == sl && strncmp(name, stem, sl) == 0;
+}
+
+/* The version in "libX.so.13.0.96": what follows ".so." when it is digits and dots. */
+static void version_from_name(const char *so, char *out, size_t cap)
+{
+	const char *v = so + 4;
+	size_t i;
+
+	out[0] = 0;
+	if (strncmp(so, ".so.", 4) != 0 || *v < '0' || *v > '9')
+		return;
+	for (i = 0; v[i]; i++)
+		if ((v[i] < '0' || v[i] > '9') && v[i] != '.')
+			return;
+	snprintf(out, cap, "%s", v);
+}
+
+bool gt_classify(const char *path, struct gt_family_info *out)
+{
+	const char *base = strrchr(path, '/'), *so;
+	size_t i, len;
+
+	base = base ? base + 1 : path;
+	so = strstr(base, ".so");
+	if (!so || (so[3] != 0 && so[3] != '.'))
+		return false;
+	len = (size_t)(so - base);
+	for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		if (!stem_matches(stems[i].stem, base, len))
+			continue;
+		out->family = stems[i].family;
+		snprintf(out->component, sizeof(out->component), "%.*s", (int)(len - 3), base + 3);
+		version_from_name(so, out->version, sizeof(out->version));
+		return true;
+	}
+	return false;
+}
+
+int gt_version_major(const char *v)
+{
+	return v && v[0] >= '0' && v[0] <= '9' ? atoi(v) : -1;
+}
+
+void gt_version_key(const char *v, char *out, size_t cap)
+{
+	int dots = 0;
+	size_t i;
+
+	for (i = 0; v[i] && i + 1 < cap; i++) {
+		if (v[i] == '.' && ++dots == 3)
+			break;
+		out[i] = v[i];
+	}
+	out[i] = 0;
+}

@@ -1,0 +1,23 @@
+/* Which CUDA-family library a file is, from its name: family, component and
+ * the version its file name carries. Pure logic, unit tested. */
+#ifndef GPUTRACE_FAMILY_H
+#define GPUTRACE_FAMILY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gt_family_info {
+	const char *family;   /* "driver", "cudart", "cudnn", "cublas", "nccl", ... */
+	char component[64];   /* the file's stem without "lib": "cudnn_graph", "cublasLt" */
+	char version[32];     /* digits after ".so.", "" when the name has none */
+};
+
+/* Classifies a path or a bare file name. False when it is no CUDA-family library. */
+bool gt_classify(const char *path, struct gt_family_info *out);
+
+/* Major version of a version string ("9.19.0" -> 9), -1 if none. */
+int gt_version_major(const char *v);
+/* "9.19.0.56" -> "9.19.0": versions compared on three fields at most. */
+void gt_version_key(const char *v, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,527 @@
+/* Trace file handling for libgputrace.so: one JSON Lines file per process,
+ * created O_EXCL|O_NOFOLLOW|O_CLOEXEC with mode 0600, never a library call
+ * that allocates (this runs inside loader callbacks and fork handlers). */
+#define _GNU_SOURCE
+#include "common/trace_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputrace/trace_format.h"
+#include "common/jline.h"
+
+/* The environment that steers loading, recorded in every header. */
+static const char *const header_env[] = {
+	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW",
+	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING",
+	"CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+	"SLURM_PROCID", "SLURM_NTASKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+	"PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+};
+
+/* Static buffers: the header is written once per process, and callers
+ * serialise (loader lock in the audit half, one-time init in the preload half). */
+static char header_buf[65536];
+static char cmdline_buf[32768];
+
+unsigned long long gt_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+pid_t gt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+bool gt_disabled(void)
+{
+	const char *d = getenv("GPUTRACE_DISABLE");
+
+	return d && *d && strcmp(d, "0") != 0;
+}
+
+const char *gt_image_id(void)
+{
+	static char id[17];
+	const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	if (!r)
+		return "0";
+	for (i = 0; i < 8; i++) {
+		id[2 * i] = hex[r[i] >> 4];
+		id[2 * i + 1] = hex[r[i] & 15];
+	}
+	id[16] = 0;
+	return id;
+}
+
+/* Reads a small file into buf (NUL-terminated); returns the bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < cap - 1) {
+		n = read(fd, buf + total, cap - 1 - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = 0;
+	return total;
+}
+
+/* Field 22 of /proc/self/stat: when the process started, in clock ticks since
+ * boot. With the pid it names one process on this host for all time. */
+static unsigned long long process_start_ticks(void)
+{
+	char buf[1024];
+	const char *p;
+	int field;
+
+	if (read_small("/proc/self/stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* After ") " comes field 3; walk to field 22. */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+void gt_host_name(char *out, size_t cap)
+{
+	const char *env = getenv("GPUTRACE_HOST");
+	struct utsname u;
+	size_t i;
+
+	if (env && *env) {
+		strncpy(out, env, cap - 1);
+	} else if (uname(&u) == 0) {
+		strncpy(out, u.nodename, cap - 1);
+	} else {
+		strncpy(out, "unknown", cap - 1);
+	}
+	out[cap - 1] = 0;
+	/* The host becomes part of a file name. */
+	for (i = 0; out[i]; i++)
+		if (out[i] == '/' || (unsigned char)out[i] < 0x20)
+			out[i] = '_';
+}
+
+/* Appends decimal v to s at *pos. */
+static void put_num(char *s, size_t cap, size_t *pos, unsigned long long v)
+{
+	char d[24];
+	int n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && *pos + 1 < cap)
+		s[(*pos)++] = d[--n];
+	s[*pos] = 0;
+}
+
+static void put_str(char *s, size_t cap, size_t *pos, const char *add)
+{
+	while (*add && *pos + 1 < cap)
+		s[(*pos)++] = *add++;
+	s[*pos] = 0;
+}
+
+/* The launchers' rank variables, in order of precedence: torchrun's RANK is a
+ * worker's global rank even under srun or mpirun. */
+static const char *const rank_vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					 "SLURM_PROCID", NULL };
+static const char *const size_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					 "SLURM_NTASKS", NULL };
+static char environ_buf[131072];
+
+/* A variable as it was when this program image started (/proc/self/environ):
+ * both halves of the library then name the same file, even if the program
+ * changed its environment (the preload half's getenv would see that, the
+ * audit half's would not). */
+static const char *initial_env(const char *name)
+{
+	static ssize_t len = -1;
+	size_t nl = strlen(name);
+	ssize_t i = 0;
+
+	if (len < 0)
+		len = read_small("/proc/self/environ", environ_buf, sizeof(environ_buf));
+	while (i < len) {
+		const char *entry = environ_buf + i;
+		size_t el = strlen(entry);
+
+		if (el > nl && strncmp(entry, name, nl) == 0 && entry[nl] == '=')
+			return entry + nl + 1;
+		i += (ssize_t)el + 1;
+	}
+	return NULL;
+}
+
+/* The first of the variables that holds a plain number; -1 if none. */
+static long env_number(const char *const *names, const char **which)
+{
+	const char *v;
+	char *end;
+	long n;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		v = initial_env(names[i]);
+		if (!v || !*v)
+			continue;
+		n = strtol(v, &end, 10);
+		if (*end == 0 && n >= 0) {
+			if (which)
+				*which = names[i];
+			return n;
+		}
+	}
+	return -1;
+}
+
+/* <dir>/<host>.<pid>[.rank<R>].jsonl, with .<k> before .jsonl when an older
+ * process with the same pid left its file there. Host, pid and rank keep the
+ * names of many hosts apart in one shared folder, without locks. Returns false
+ * if it does not fit. */
+static bool trace_name_of(char *out, size_t cap, const char *host, pid_t pid, long rank, int k)
+{
+	const char *dir = getenv("GPUTRACE_DIR");
+	size_t pos = 0;
+
+	out[0] = 0;
+	put_str(out, cap, &pos, dir && *dir ? dir : ".");
+	put_str(out, cap, &pos, "/");
+	put_str(out, cap, &pos, host);
+	put_str(out, cap, &pos, ".");
+	put_num(out, cap, &pos, (unsigned long long)pid);
+	if (rank >= 0) {
+		put_str(out, cap, &pos, ".rank");
+		put_num(out, cap, &pos, (unsigned long long)rank);
+	}
+	if (k) {
+		put_str(out, cap, &pos, ".");
+		put_num(out, cap, &pos, (unsigned long long)k);
+	}
+	put_str(out, cap, &pos, ".jsonl");
+	return pos + 1 < cap;
+}
+
+static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
+{
+	return trace_name_of(out, cap, host, pid, env_number(rank_vars, NULL), k);
+}
+
+/* The name without a rank: what a fork child's file is called before the
+ * exec that gives it a rank. */
+static bool trace_name_plain(char *out, size_t cap, const char *host, pid_t pid)
+{
+	return trace_name_of(out, cap, host, pid, -1, 0);
+}
+
+/* Does the existing trace at fd belong to this process (same pid and start)? */
+static bool trace_is_ours(int fd, pid_t pid, unsigned long long start)
+{
+	char buf[4096], want[96];
+	size_t pos = 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	put_str(want, sizeof(want), &pos, "\"pid\":");
+	put_num(want, sizeof(want), &pos, (unsigned long long)pid);
+	put_str(want, sizeof(want), &pos, ",\"start_ticks\":");
+	put_num(want, sizeof(want), &pos, start);
+	put_str(want, sizeof(want), &pos, ",");
+	return strstr(buf, want) != NULL;
+}
+
+static void add_argv(struct jline *j)
+{
+	ssize_t n = read_small("/proc/self/cmdline", cmdline_buf, sizeof(cmdline_buf));
+	ssize_t i = 0;
+	bool lossy = false;
+
+	jl_array_begin(j, "argv");
+	while (i < n) {
+		size_t len = strlen(cmdline_buf + i);
+		bool l;
+
+		jl_escape(NULL, 0, cmdline_buf + i, len, &l);
+		lossy |= l;
+		jl_array_str(j, cmdline_buf + i, len);
+		i += (ssize_t)len + 1;
+	}
+	jl_array_end(j);
+	if (n >= (ssize_t)sizeof(cmdline_buf) - 1)
+		jl_bool(j, "argv_truncated", true);
+	if (lossy)
+		jl_bool(j, "argv_lossy", true);
+}
+
+static void write_header(struct gt_trace *t, const char *host, unsigned long long start)
+{
+	struct jline j;
+	char exe[PATH_MAX], cwd[PATH_MAX];
+	const char *rank_var = NULL;
+	ssize_t n;
+	size_t i, len;
+	long rank;
+
+	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
+	jl_str(&j, "format", GT_FORMAT_NAME);
+	jl_int(&j, "version", GT_FORMAT_VERSION);
+	jl_str(&j, GT_K_SOURCE, t->source);
+	jl_int(&j, GT_K_PID, getpid());
+	jl_uint(&j, "start_ticks", start);
+	jl_int(&j, "ppid", getppid());
+	jl_str(&j, "host", host);
+	jl_str(&j, "image", gt_image_id());
+	if (t->forked)
+		jl_bool(&j, "fork", true);
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, "uid", getuid());
+	jl_int(&j, "euid", geteuid());
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0)
+		jl_strn(&j, "exe", exe, (size_t)n);
+	if (getcwd(cwd, sizeof(cwd)))
+		jl_str(&j, "cwd", cwd);
+	jl_str(&j, "glibc", gnu_get_libc_version());
+	rank = env_number(rank_vars, &rank_var);
+	if (rank >= 0) {
+		jl_int(&j, "rank", rank);
+		jl_str(&j, "rank_var", rank_var);
+	}
+	rank = env_number(size_vars, NULL);
+	if (rank >= 0)
+		jl_int(&j, "world_size", rank);
+	add_argv(&j);
+	/* env: only the variables that steer loading, and the rank variables. */
+	jl_object_begin(&j, "env");
+	for (i = 0; i < sizeof(header_env) / sizeof(header_env[0]); i++)
+		jl_str(&j, header_env[i], getenv(header_env[i]));
+	jl_object_end(&j);
+	len = jl_end(&j);
+	gt_trace_write(t, header_buf, len);
+}
+
+/* Lowest fd number our trace fd is moved to: shells and daemons take the low
+ * numbers for themselves (bash uses 255 and below). */
+#define GT_FD_FLOOR 800
+
+/* Keeps the fd out of the program's way, and remembers which file it is. */
+static int adopt_fd(struct gt_trace *t, int fd)
+{
+	struct stat st;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
+
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	t->fd = fd;
+	return fd;
+}
+
+/* Is the file at fd nothing but header lines (a fork child's first words)? */
+static bool only_headers(int fd)
+{
+	static const char head[] = "{\"ev\":\"header\"";
+	char buf[65536];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0), i = 0;
+
+	if (n <= 0 || n == (ssize_t)sizeof(buf))
+		return false;
+	while (i < n) {
+		const char *nl = memchr(buf + i, '\n', (size_t)(n - i));
+
+		if (!nl || strncmp(buf + i, head, sizeof(head) - 1) != 0)
+			return false;
+		i = nl - buf + 1;
+	}
+	return true;
+}
+
+/* A fork child that exec'd into a rank (mpirun starts ranks so) goes on in
+ * its rank's file; the file of its fork, named without the rank and holding
+ * only the fork's header, would count as one more process: it goes. Only a
+ * file of this very process (pid and start time) is touched. */
+static void drop_prefork_stub(const char *host, pid_t pid, unsigned long long start)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (env_number(rank_vars, NULL) < 0 || !trace_name_plain(path, sizeof(path), host, pid))
+		return;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (trace_is_ours(fd, pid, start) && only_headers(fd))
+		unlink(path);
+	close(fd);
+}
+
+/* Creates the trace, or joins the one the other half of this process created. */
+static int open_trace(struct gt_trace *t)
+{
+	char host[256];
+	unsigned long long start = process_start_ticks();
+	pid_t pid = getpid();
+	struct stat st;
+	int k, fd;
+
+	gt_host_name(host, sizeof(host));
+	for (k = 0; k < 16; k++) {
+		if (!trace_name(t->path, sizeof(t->path), host, pid, k))
+			return -1;
+		fd = open(t->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			if (adopt_fd(t, fd) < 0)
+				return -1;
+			write_header(t, host, start);
+			t->forked = false;
+			drop_prefork_stub(host, pid, start);
+			return t->fd;
+		}
+		if (errno != EEXIST)
+			return -1;
+		fd = open(t->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Only our own regular file, only this process's. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    trace_is_ours(fd, pid, start)) {
+			if (adopt_fd(t, fd) < 0)
+				return -1;
+			/* A header of our own: the other half may be absent (setuid,
+			 * LD_PRELOAD alone), and after exec this opens a new image. */
+			write_header(t, host, start);
+			t->forked = false;
+			return t->fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+/* After fork the child must write its own file. getpid() is a system call
+ * on every line; a page the kernel wipes in the child tells it for free. */
+static void arm_canary(struct gt_trace *t)
+{
+	if (!t->canary) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return;
+		if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+			munmap(p, 4096);
+			return;  /* older kernels: getpid() on every line */
+		}
+		t->canary = p;
+	}
+	*t->canary = 1;
+}
+
+static bool same_process(struct gt_trace *t)
+{
+	if (t->canary)
+		return *t->canary != 0;
+	return t->pid == getpid();
+}
+
+int gt_trace_fd(struct gt_trace *t)
+{
+	int saved;
+
+	if (t->pid != 0 && same_process(t))
+		return t->fd;
+	/* First use, or the first use in a child after fork: the inherited fd is
+	 * the parent's file, and the child writes its own. The inherited fd is
+	 * left open (it is O_CLOEXEC): after vfork the number may be the parent's
+	 * and closing it would close someone else's file. */
+	saved = errno;
+	t->fd = -1;
+	t->pid = getpid();
+	open_trace(t);
+	arm_canary(t);
+	errno = saved;
+	return t->fd;
+}
+
+/* Is t->fd still our trace? A program may close every fd (daemons, closefrom)
+ * and open its own files under the same numbers: we must never write there. */
+static bool fd_still_ours(struct gt_trace *t)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(t->fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino)
+		return true;
+	fd = open(t->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
+
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+		t->fd = fd;
+		return true;
+	}
+	if (fd >= 0)
+		close(fd);
+	t->fd = -1;
+	return false;
+}
+
+int gt_trace_fd_checked(struct gt_trace *t)
+{
+	int saved = errno, fd = gt_trace_fd(t);
+
+	if (fd >= 0 && !fd_still_ours(t))
+		fd = -1;
+	errno = saved;
+	return fd;
+}
+
+void gt_trace_write(struct gt_trace *t, const char *line, size_t len)
+{
+	if (t->fd >= 0 && len)
+		gt_write_all(t->fd, line, len);
+}

@@ -1,0 +1,875 @@
+/* Finds the pip, conda or dpkg package that installed a file (see package.h).
+ * Each installer root's file lists are read once into a path -> owner hash table. */
+#include "host/package.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_LIST_FILE (256u << 20)  /* larger RECORD/.list/status files are not ours to read */
+#define MAX_METADATA (64u << 10)    /* Name/Version sit at the top of METADATA */
+#define ARENA_CHUNK (1u << 20)
+
+/* Many small strings that live as long as their index: one free per megabyte. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct owner {
+	const char *name, *version, *record;
+	bool by_conda;  /* a dist-info whose INSTALLER is conda: conda-meta has the better name */
+};
+
+/* 16 bytes: dpkg's index holds ~150k paths, and its cost is cache and page misses. */
+struct slot {
+	uint64_t hash;
+	uint32_t owner1;  /* owner number + 1; 0: an empty slot */
+};
+
+/* The files one installer root (a site-packages folder, a conda prefix, the dpkg
+ * database) says it owns, keyed by absolute path. */
+struct path_index {
+	struct path_index *next;
+	char manager[8];
+	char *root;
+	struct owner *owners;
+	size_t nowners, owners_cap;
+	struct slot *slots;
+	const char **keys;  /* beside slots; NULL for dpkg, whose hits are checked in its .list */
+	size_t nslots, nused;
+	bool keep_keys;
+	struct arena_chunk *arena;
+};
+
+static struct path_index *indexes;
+
+static char *arena_strndup(struct arena_chunk **arena, const char *s, size_t n)
+{
+	struct arena_chunk *c = *arena;
+	char *p;
+
+	if (!c || c->cap - c->used < n + 1) {
+		size_t cap = n + 1 > ARENA_CHUNK ? n + 1 : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = *arena;
+		c->used = 0;
+		c->cap = cap;
+		*arena = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, s, n);
+	p[n] = 0;
+	c->used += n + 1;
+	return p;
+}
+
+static uint64_t path_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	/* FNV-1a's low bits cluster on paths sharing long prefixes; mix before masking */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+/* malloc and memset rather than calloc: calloc's fresh zero pages fault twice, once
+ * when probed and again when written. */
+static void *zalloc(size_t n, size_t size)
+{
+	void *p = n <= SIZE_MAX / size ? malloc(n * size) : NULL;
+
+	if (p)
+		memset(p, 0, n * size);
+	return p;
+}
+
+static bool index_grow(struct path_index *ix)
+{
+	size_t i, j, n = ix->nslots ? ix->nslots * 2 : 4096;
+	struct slot *s = zalloc(n, sizeof(*s));
+	const char **k = ix->keep_keys ? zalloc(n, sizeof(*k)) : NULL;
+
+	if (!s || (ix->keep_keys && !k)) {
+		free(s);
+		free(k);
+		return false;
+	}
+	for (i = 0; i < ix->nslots; i++) {
+		if (!ix->slots[i].owner1)
+			continue;
+		for (j = ix->slots[i].hash & (n - 1); s[j].owner1; j = (j + 1) & (n - 1))
+			;
+		s[j] = ix->slots[i];
+		if (k)
+			k[j] = ix->keys[i];
+	}
+	free(ix->slots);
+	free(ix->keys);
+	ix->slots = s;
+	ix->keys = k;
+	ix->nslots = n;
+	return true;
+}
+
+/* With keys, the first owner to list a path keeps it; without, every owner is
+ * kept and the lookup asks their lists in turn. */
+static bool index_add(struct path_index *ix, const char *path, size_t len, uint32_t owner)
+{
+	size_t j, mask;
+	uint64_t h;
+
+	if ((ix->nused + 1) * 4 > ix->nslots * 3 && !index_grow(ix))
+		return false;
+	h = path_hash(path, len);
+	mask = ix->nslots - 1;
+	for (j = h & mask; ix->slots[j].owner1; j = (j + 1) & mask) {
+		if (ix->slots[j].hash != h)
+			continue;
+		if (ix->keep_keys ? strcmp(ix->keys[j], path) == 0 : ix->slots[j].owner1 == owner + 1)
+			return true;
+	}
+	if (ix->keep_keys && !(ix->keys[j] = arena_strndup(&ix->arena, path, len)))
+		return false;
+	ix->slots[j].hash = h;
+	ix->slots[j].owner1 = owner + 1;
+	ix->nused++;
+	return true;
+}
+
+static bool list_has_line(const char *list_path, const char *line);
+
+static const struct owner *index_find(const struct path_index *ix, const char *path)
+{
+	uint64_t h = path_hash(path, strlen(path));
+	const struct slot *s;
+	size_t j;
+
+	if (!ix->nslots)
+		return NULL;
+	for (j = h & (ix->nslots - 1); (s = &ix->slots[j])->owner1; j = (j + 1) & (ix->nslots - 1)) {
+		const struct owner *o = &ix->owners[s->owner1 - 1];
+
+		if (s->hash != h)
+			continue;
+		if (ix->keep_keys ? strcmp(ix->keys[j], path) == 0 : list_has_line(o->record, path))
+			return o;
+	}
+	return NULL;
+}
+
+/* Returns the new owner's number, or -1. Strings are copied into the arena. */
+static long index_owner(struct path_index *ix, const char *name, const char *version,
+			const char *record)
+{
+	struct owner *o;
+
+	if (ix->nowners == ix->owners_cap) {
+		size_t cap = ix->owners_cap ? ix->owners_cap * 2 : 64;
+
+		o = realloc(ix->owners, cap * sizeof(*o));
+		if (!o)
+			return -1;
+		ix->owners = o;
+		ix->owners_cap = cap;
+	}
+	o = &ix->owners[ix->nowners];
+	memset(o, 0, sizeof(*o));
+	o->name = arena_strndup(&ix->arena, name, strlen(name));
+	o->version = arena_strndup(&ix->arena, version, strlen(version));
+	o->record = arena_strndup(&ix->arena, record, strlen(record));
+	if (!o->name || !o->version || !o->record)
+		return -1;
+	return (long)ix->nowners++;
+}
+
+static void index_free(struct path_index *ix)
+{
+	struct arena_chunk *c, *next;
+
+	for (c = ix->arena; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(ix->slots);
+	free(ix->keys);
+	free(ix->owners);
+	free(ix->root);
+	free(ix);
+}
+
+void gt_package_cache_free(void)
+{
+	struct path_index *ix, *next;
+
+	for (ix = indexes; ix; ix = next) {
+		next = ix->next;
+		index_free(ix);
+	}
+	indexes = NULL;
+}
+
+/* ---- small file and path helpers ---- */
+
+/* Reads at most max bytes of a regular file into *buf (grown as needed; kept across
+ * calls so that a thousand dpkg lists cost no thousand mallocs), NUL-terminated. */
+static bool read_file_into(const char *path, size_t max, char **buf, size_t *cap, size_t *len_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, want;
+	struct stat st;
+	bool okay = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto out;
+	want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+	if (!*buf || *cap < want + 1) {
+		char *grown = realloc(*buf, want + 1);
+
+		if (!grown)
+			goto out;
+		*buf = grown;
+		*cap = want + 1;
+	}
+	while (len < want && ((n = read(fd, *buf + len, want - len)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	(*buf)[len] = 0;
+	if (len_out)
+		*len_out = len;
+	okay = true;
+out:
+	close(fd);
+	return okay;
+}
+
+/* A fresh malloc'd copy of a file, NUL-terminated; NULL on failure. */
+static char *read_file(const char *path, size_t max, size_t *len_out)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (read_file_into(path, max, &buf, &cap, len_out))
+		return buf;
+	free(buf);
+	return NULL;
+}
+
+/* Lexical clean-up of an absolute path ("//", "/./", "x/.."), as installers' lists
+ * spell paths; symlinks are dealt with by also trying the realpath. */
+static bool normalize_path(const char *in, char *out, size_t cap)
+{
+	size_t len = 0, n;
+	const char *p = in, *e;
+
+	if (*in != '/' || cap < 2)
+		return false;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		e = p + strcspn(p, "/");
+		n = (size_t)(e - p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 0 && out[--len] != '/')
+				;
+		} else if (n && !(n == 1 && *p == '.')) {
+			if (len + 1 + n + 1 > cap)
+				return false;
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p = e;
+	}
+	if (!len)
+		out[len++] = '/';
+	out[len] = 0;
+	return true;
+}
+
+static bool absolute_path(const char *path, char *out, size_t cap)
+{
+	char cwd[PATH_MAX], joined[PATH_MAX * 2];
+
+	if (path[0] == '/')
+		return normalize_path(path, out, cap);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return false;
+	snprintf(joined, sizeof(joined), "%s/%s", cwd, path);
+	return normalize_path(joined, out, cap);
+}
+
+static bool join_path(char *out, size_t cap, const char *a, const char *b)
+{
+	char joined[PATH_MAX * 2];
+	int n;
+
+	if (b[0] == '/')
+		return normalize_path(b, out, cap);
+	n = snprintf(joined, sizeof(joined), "%s/%s", a, b);
+	return n >= 0 && (size_t)n < sizeof(joined) && normalize_path(joined, out, cap);
+}
+
+/* dir + "/" + name into out; false when it does not fit. */
+static bool in_dir(char *out, size_t cap, const char *dir, const char *name)
+{
+	int n = snprintf(out, cap, "%s/%s", dir, name);
+
+	return n >= 0 && (size_t)n < cap;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* The nearest folder above path that qualifies as an installer root, into root. */
+static bool find_root(const char *path, bool (*is_root)(const char *), char *root, size_t cap)
+{
+	char *slash;
+
+	if (snprintf(root, cap, "%s", path) >= (int)cap)
+		return false;
+	while ((slash = strrchr(root, '/')) != NULL && slash != root) {
+		*slash = 0;
+		if (is_root(root))
+			return true;
+	}
+	return false;
+}
+
+static struct path_index *cached_index(const char *manager, const char *root)
+{
+	struct path_index *ix;
+
+	for (ix = indexes; ix; ix = ix->next)
+		if (strcmp(ix->manager, manager) == 0 && strcmp(ix->root, root) == 0)
+			return ix;
+	return NULL;
+}
+
+/* A new, empty index, already in the cache: a root that failed to read stays
+ * empty rather than being read again for every lookup. */
+static struct path_index *new_index(const char *manager, const char *root, bool keep_keys)
+{
+	struct path_index *ix = calloc(1, sizeof(*ix));
+
+	if (!ix)
+		return NULL;
+	ix->root = strdup(root);
+	if (!ix->root) {
+		free(ix);
+		return NULL;
+	}
+	snprintf(ix->manager, sizeof(ix->manager), "%s", manager);
+	ix->keep_keys = keep_keys;
+	ix->next = indexes;
+	indexes = ix;
+	return ix;
+}
+
+static void fill_package(struct gt_package *out, const char *manager, const struct owner *o)
+{
+	snprintf(out->manager, sizeof(out->manager), "%s", manager);
+	snprintf(out->name, sizeof(out->name), "%s", o->name);
+	snprintf(out->version, sizeof(out->version), "%s", o->version);
+	snprintf(out->record, sizeof(out->record), "%s", o->record);
+}
+
+/* ---- pip: <site-packages>/<name>-<version>.dist-info/RECORD ---- */
+
+static bool is_site_packages(const char *dir)
+{
+	return ends_with(dir, "/site-packages") || ends_with(dir, "/dist-packages");
+}
+
+/* The value of a "Key: value" header line of METADATA, up to the first blank line. */
+static void metadata_field(const char *meta, const char *key, char *out, size_t cap)
+{
+	size_t klen = strlen(key), n;
+	const char *line = meta;
+
+	while (*line && *line != '\n' && *line != '\r') {
+		const char *eol = line + strcspn(line, "\r\n");
+
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			const char *v = line + klen + 1;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			n = (size_t)(eol - v) < cap - 1 ? (size_t)(eol - v) : cap - 1;
+			memcpy(out, v, n);
+			out[n] = 0;
+			return;
+		}
+		line = *eol == '\r' && eol[1] == '\n' ? eol + 2 : *eol ? eol + 1 : eol;
+	}
+}
+
+/* Name and version from METADATA, else from "<name>-<version>.dist-info". */
+static void dist_info_identity(const char *dist_dir, const char *folder,
+			       char *name, size_t name_cap, char *version, size_t version_cap)
+{
+	size_t stem = strlen(folder) - strlen(".dist-info");
+	const char *dash = memchr(folder, '-', stem);
+	char path[PATH_MAX];
+	char *meta;
+
+	name[0] = version[0] = 0;
+	meta = in_dir(path, sizeof(path), dist_dir, "METADATA") ? read_file(path, MAX_METADATA, NULL) : NULL;
+	if (meta) {
+		metadata_field(meta, "Name", name, name_cap);
+		metadata_field(meta, "Version", version, version_cap);
+		free(meta);
+	}
+	if (!name[0])
+		snprintf(name, name_cap, "%.*s", (int)(dash ? (size_t)(dash - folder) : stem), folder);
+	if (!version[0] && dash)
+		snprintf(version, version_cap, "%.*s", (int)(folder + stem - dash - 1), dash + 1);
+}
+
+static bool installed_by_conda(const char *dist_dir)
+{
+	char path[PATH_MAX], *s;
+	bool conda;
+
+	s = in_dir(path, sizeof(path), dist_dir, "INSTALLER") ? read_file(path, 64, NULL) : NULL;
+	conda = s && strncmp(s, "conda", 5) == 0;
+	free(s);
+	return conda;
+}
+
+/* The first CSV field of a RECORD line, unquoted in place ("" is a quote). */
+static char *csv_first_field(char *line)
+{
+	char *r, *w;
+
+	if (*line != '"') {
+		line[strcspn(line, ",")] = 0;
+		return line;
+	}
+	for (r = w = line + 1; *r; r++) {
+		if (*r == '"' && r[1] == '"')
+			r++;
+		else if (*r == '"')
+			break;
+		*w++ = *r;
+	}
+	*w = 0;
+	return line + 1;
+}
+
+static bool pip_read_record(struct path_index *ix, const char *record, uint32_t owner)
+{
+	char *buf = read_file(record, MAX_LIST_FILE, NULL), *line, *next, *field;
+	char full[PATH_MAX];
+	bool okay = buf != NULL;
+
+	for (line = buf; okay && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		line[strcspn(line, "\r")] = 0;
+		field = csv_first_field(line);
+		if (*field && join_path(full, sizeof(full), ix->root, field))
+			okay = index_add(ix, full, strlen(full), owner);
+	}
+	free(buf);
+	return okay;
+}
+
+static void pip_read_dist_info(struct path_index *ix, const char *folder)
+{
+	char dist_dir[PATH_MAX], record[PATH_MAX], name[128], version[64];
+	long owner;
+
+	if (!in_dir(dist_dir, sizeof(dist_dir), ix->root, folder) ||
+	    !in_dir(record, sizeof(record), dist_dir, "RECORD") || access(record, R_OK) != 0)
+		return;
+	dist_info_identity(dist_dir, folder, name, sizeof(name), version, sizeof(version));
+	owner = index_owner(ix, name, version, record);
+	if (owner < 0)
+		return;
+	ix->owners[owner].by_conda = installed_by_conda(dist_dir);
+	pip_read_record(ix, record, (uint32_t)owner);
+}
+
+static struct path_index *pip_index(const char *site)
+{
+	struct path_index *ix = cached_index("pip", site);
+	struct dirent *de;
+	DIR *d;
+
+	if (ix)
+		return ix;
+	ix = new_index("pip", site, true);
+	if (!ix)
+		return NULL;
+	d = opendir(site);
+	if (!d)
+		return ix;
+	while ((de = readdir(d)) != NULL)
+		if (ends_with(de->d_name, ".dist-info"))
+			pip_read_dist_info(ix, de->d_name);
+	closedir(d);
+	return ix;
+}
+
+static const struct owner *pip_owner(const char *abs)
+{
+	char site[PATH_MAX];
+	struct path_index *ix;
+
+	if (!find_root(abs, is_site_packages, site, sizeof(site)))
+		return NULL;
+	ix = pip_index(site);
+	return ix ? index_find(ix, abs) : NULL;
+}
+
+/* ---- conda: <prefix>/conda-meta/<name>-<version>-<build>.json ---- */
+
+static bool is_conda_prefix(const char *dir)
+{
+	char meta[PATH_MAX];
+
+	return in_dir(meta, sizeof(meta), dir, "conda-meta") && is_dir(meta);
+}
+
+static void conda_read_json(struct path_index *ix, const char *json_path)
+{
+	json_t *root = json_load_file(json_path, 0, NULL), *files, *f;
+	const char *name, *version;
+	char full[PATH_MAX];
+	size_t i;
+	long owner;
+
+	if (!json_is_object(root))
+		goto out;
+	name = json_string_value(json_object_get(root, "name"));
+	version = json_string_value(json_object_get(root, "version"));
+	files = json_object_get(root, "files");
+	if (!name || !json_is_array(files))
+		goto out;
+	owner = index_owner(ix, name, version ? version : "", json_path);
+	if (owner < 0)
+		goto out;
+	json_array_foreach(files, i, f) {
+		const char *rel = json_string_value(f);
+
+		if (rel && *rel && join_path(full, sizeof(full), ix->root, rel) &&
+		    !index_add(ix, full, strlen(full), (uint32_t)owner))
+			break;
+	}
+out:
+	json_decref(root);
+}
+
+static struct path_index *conda_index(const char *prefix)
+{
+	struct path_index *ix = cached_index("conda", prefix);
+	char meta[PATH_MAX], json_path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (ix)
+		return ix;
+	ix = new_index("conda", prefix, true);
+	if (!ix)
+		return NULL;
+	d = in_dir(meta, sizeof(meta), prefix, "conda-meta") ? opendir(meta) : NULL;
+	if (!d)
+		return ix;
+	while ((de = readdir(d)) != NULL)
+		if (ends_with(de->d_name, ".json") && in_dir(json_path, sizeof(json_path), meta, de->d_name))
+			conda_read_json(ix, json_path);
+	closedir(d);
+	return ix;
+}
+
+static const struct owner *conda_owner(const char *abs)
+{
+	char prefix[PATH_MAX];
+	struct path_index *ix;
+
+	if (!find_root(abs, is_conda_prefix, prefix, sizeof(prefix)))
+		return NULL;
+	ix = conda_index(prefix);
+	return ix ? index_find(ix, abs) : NULL;
+}
+
+/* ---- dpkg: <root>/info/<pkg>[:<arch>].list, versions from <root>/status ---- */
+
+struct dpkg_version {
+	const char *package, *arch, *version;
+	bool installed;
+};
+
+static int compare_package(const void *a, const void *b)
+{
+	return strcmp(((const struct dpkg_version *)a)->package,
+		      ((const struct dpkg_version *)b)->package);
+}
+
+/* Points into buf (cut into lines): one entry per stanza that names a package. */
+static struct dpkg_version *dpkg_parse_status(char *buf, size_t *count)
+{
+	struct dpkg_version *v = NULL, cur = { 0 }, *grown;
+	size_t n = 0, cap = 0;
+	char *line, *next;
+
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (*line && strncmp(line, "Package: ", 9) == 0)
+			cur.package = line + 9;
+		else if (strncmp(line, "Architecture: ", 14) == 0)
+			cur.arch = line + 14;
+		else if (strncmp(line, "Version: ", 9) == 0)
+			cur.version = line + 9;
+		else if (strncmp(line, "Status: ", 8) == 0)
+			cur.installed = ends_with(line, " installed");
+		if (*line && next)
+			continue;
+		/* a blank line or the end: the stanza is complete */
+		if (cur.package && n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown)
+				break;
+			v = grown;
+		}
+		if (cur.package)
+			v[n++] = cur;
+		memset(&cur, 0, sizeof(cur));
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), compare_package);
+	*count = n;
+	return v;
+}
+
+/* An installed stanza of the package (of arch, when the .list name has one) wins. */
+static const char *dpkg_version_of(const struct dpkg_version *v, size_t n, const char *package,
+				   const char *arch)
+{
+	struct dpkg_version key = { .package = package };
+	const struct dpkg_version *hit = n ? bsearch(&key, v, n, sizeof(*v), compare_package) : NULL;
+	const char *best = NULL;
+
+	if (!hit)
+		return "";
+	while (hit > v && strcmp(hit[-1].package, package) == 0)
+		hit--;
+	for (; hit < v + n && strcmp(hit->package, package) == 0; hit++) {
+		bool arch_ok = !arch || (hit->arch && strcmp(hit->arch, arch) == 0);
+
+		if (arch_ok && hit->version && (hit->installed || !best))
+			best = hit->version;
+		if (arch_ok && hit->version && hit->installed)
+			break;
+	}
+	return best ? best : "";
+}
+
+/* In a .list a folder comes just before what it holds ("/usr", "/usr/lib", ...):
+ * such lines are left out, so that "/usr" is not hashed once per package. */
+static bool dpkg_line_is_folder(const char *line, size_t len, const char *next)
+{
+	return next && strncmp(next, line, len) == 0 && next[len] == '/';
+}
+
+struct read_buf {
+	char *data;
+	size_t cap;
+};
+
+static void dpkg_read_list(struct path_index *ix, const char *info, const char *file,
+			   const struct dpkg_version *v, size_t nv, struct read_buf *rb)
+{
+	char package[256], record[PATH_MAX], *arch;
+	const char *line, *next;
+	size_t len;
+	long owner;
+
+	if (snprintf(package, sizeof(package), "%.*s", (int)(strlen(file) - 5), file) >= (int)sizeof(package) ||
+	    !in_dir(record, sizeof(record), info, file))
+		return;
+	arch = strchr(package, ':');
+	if (arch)
+		*arch++ = 0;
+	if (!read_file_into(record, MAX_LIST_FILE, &rb->data, &rb->cap, NULL))
+		return;
+	owner = index_owner(ix, package, dpkg_version_of(v, nv, package, arch), record);
+	for (line = rb->data; owner >= 0 && *line; line = next) {
+		next = strchr(line, '\n');
+		len = next ? (size_t)(next - line) : strlen(line);
+		next = next ? next + 1 : line + len;
+		if (line[0] != '/' || len < 2 || dpkg_line_is_folder(line, len, next))
+			continue;
+		if (!index_add(ix, line, len, (uint32_t)owner))
+			break;
+	}
+}
+
+/* Whether a dpkg .list holds exactly this line: the check behind a hash hit. */
+static bool list_has_line(const char *list_path, const char *line)
+{
+	size_t size, len = strlen(line);
+	char *buf = read_file(list_path, MAX_LIST_FILE, &size);
+	const char *p;
+	bool found = false;
+
+	for (p = buf; p && !found && (p = strstr(p, line)) != NULL; p++)
+		found = (p == buf || p[-1] == '\n') && (p[len] == '\n' || p[len] == 0);
+	free(buf);
+	return found;
+}
+
+static const char *dpkg_root(void)
+{
+	const char *root = getenv("GPUTRACE_DPKG_ROOT");
+
+	return root && *root ? root : "/var/lib/dpkg";
+}
+
+static struct path_index *dpkg_index(void)
+{
+	const char *root = dpkg_root();
+	struct path_index *ix = cached_index("dpkg", root);
+	char path[PATH_MAX], *status = NULL;
+	struct read_buf rb = { NULL, 0 };
+	struct dpkg_version *v = NULL;
+	struct dirent *de;
+	size_t nv = 0;
+	DIR *d = NULL;
+
+	if (ix)
+		return ix;
+	ix = new_index("dpkg", root, false);
+	if (!ix)
+		return NULL;
+	status = in_dir(path, sizeof(path), root, "status") ? read_file(path, MAX_LIST_FILE, NULL) : NULL;
+	if (status)
+		v = dpkg_parse_status(status, &nv);
+	d = in_dir(path, sizeof(path), root, "info") ? opendir(path) : NULL;
+	if (!d)
+		goto out;
+	while ((de = readdir(d)) != NULL)
+		if (ends_with(de->d_name, ".list") && strlen(de->d_name) > 5)
+			dpkg_read_list(ix, path, de->d_name, v, nv, &rb);
+	closedir(d);
+out:
+	free(rb.data);
+	free(v);
+	free(status);
+	return ix;
+}
+
+/* With merged /usr, /lib/x and /usr/lib/x are one file that a .list may spell either way. */
+static bool other_usr_spelling(const char *path, char *out, size_t cap)
+{
+	static const char *const tops[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+	const char *rest = strncmp(path, "/usr/", 5) == 0 ? path + 4 : path;
+	char a[32], b[32];
+	struct stat sa, sb;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		n = strlen(tops[i]);
+		if (rest[0] != '/' || strncmp(rest + 1, tops[i], n) != 0 || rest[n + 1] != '/')
+			continue;
+		snprintf(a, sizeof(a), "/%s", tops[i]);
+		snprintf(b, sizeof(b), "/usr/%s", tops[i]);
+		if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)
+			return false;
+		return snprintf(out, cap, "%s%s", rest == path ? "/usr" : "", rest) < (int)cap;
+	}
+	return false;
+}
+
+static const struct owner *dpkg_owner(const char *abs)
+{
+	struct path_index *ix = dpkg_index();
+	const struct owner *o;
+	char other[PATH_MAX];
+
+	if (!ix)
+		return NULL;
+	o = index_find(ix, abs);
+	if (!o && other_usr_spelling(abs, other, sizeof(other)))
+		o = index_find(ix, other);
+	return o;
+}
+
+/* ---- lookup ---- */
+
+typedef const struct owner *(*owner_fn)(const char *abs);
+
+/* Tries the path as given, then its realpath (a wheel's file reached through a link). */
+static const struct owner *owner_of(owner_fn fn, const char *abs, const char *real)
+{
+	const struct owner *o = fn(abs);
+
+	if (!o && real[0] && strcmp(real, abs) != 0)
+		o = fn(real);
+	return o;
+}
+
+bool gt_package_of(const char *path, struct gt_package *out)
+{
+	char abs[PATH_MAX], real[PATH_MAX];
+	const struct owner *pip, *o;
+
+	memset(out, 0, sizeof(*out));
+	if (!path || !*path || !absolute_path(path, abs, sizeof(abs)))
+		return false;
+	if (!realpath(path, real))
+		real[0] = 0;
+	pip = owner_of(pip_owner, abs, real);
+	if (pip && !pip->by_conda) {
+		fill_package(out, "pip", pip);
+		return true;
+	}
+	if ((o = owner_of(conda_owner, abs, real)) != NULL) {
+		fill_package(out, "conda", o);
+		return true;
+	}
+	if (pip) {
+		fill_package(out, "pip", pip);
+		return true;
+	}
+	if ((o = owner_of(dpkg_owner, abs, real)) != NULL) {
+		fill_package(out, "dpkg", o);
+		return true;
+	}
+	return false;
+}

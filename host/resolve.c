@@ -1,0 +1,590 @@
+/* The loader's search done on paper (resolve.h): glibc 2.36's _dl_map_object,
+ * open_path and open_verify, played against the files on disk. */
+#define _GNU_SOURCE
+#include "host/resolve.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/elf_info.h"
+
+extern char **environ;
+
+#if defined(__x86_64__)
+#define LDSO_PATH "/lib64/ld-linux-x86-64.so.2"
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define LDSO_PATH "/lib/ld-linux-aarch64.so.1"
+#define HOST_MACHINE EM_AARCH64
+#else
+#error "resolve.c models the 64-bit x86-64 (or aarch64) loader only"
+#endif
+
+#define LDSO_HELP_MAX (64 * 1024)
+#define MAX_LEGACY_PARTS 8   /* 2^8 subfolders: far more than any real hwcap list */
+
+/* ---- this host's subfolders and default folders ---- */
+
+/* What ld.so --help says on a plain x86-64-v3 machine with glibc 2.36 (Debian 12). */
+static const char *const builtin_subdirs[] = {
+	"glibc-hwcaps/x86-64-v3", "glibc-hwcaps/x86-64-v2", "tls/x86_64/x86_64", "tls/x86_64",
+	"tls", "x86_64/x86_64", "x86_64", "",
+};
+static const char *const builtin_defaults[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
+};
+
+struct str_vec {
+	char **v;
+	size_t n;
+};
+
+static bool vec_has(const struct str_vec *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+/* Takes str (freed on failure or when already listed). */
+static bool vec_push_unique(struct str_vec *s, char *str)
+{
+	char **grown;
+
+	if (!str)
+		return false;
+	if (vec_has(s, str)) {
+		free(str);
+		return true;
+	}
+	grown = realloc(s->v, (s->n + 1) * sizeof(*grown));
+	if (!grown) {
+		free(str);
+		return false;
+	}
+	s->v = grown;
+	s->v[s->n++] = str;
+	return true;
+}
+
+static char *run_ldso_help(void)
+{
+	char *argv[] = { (char *)"ld.so", (char *)"--help", NULL }, *text = NULL;
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	int pipefd[2], status;
+	pid_t pid = -1;
+	ssize_t r;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return NULL;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		goto out_pipe;
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	if (posix_spawn(&pid, LDSO_PATH, &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	text = pid > 0 ? malloc(LDSO_HELP_MAX + 1) : NULL;
+	while (text && len < LDSO_HELP_MAX &&
+	       ((r = read(pipefd[0], text + len, LDSO_HELP_MAX - len)) > 0 || (r < 0 && errno == EINTR)))
+		len += r > 0 ? (size_t)r : 0;
+	if (text)
+		text[len] = 0;
+out_pipe:
+	close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return text;
+}
+
+/* The legacy subfolders of glibc's _dl_important_hwcaps: every combination of
+ * parts (path order: tls, the platform, the hwcap names as ld.so lists them),
+ * all of them first, down to the single names. */
+static bool add_legacy_combinations(struct str_vec *subdirs, char **parts, size_t nparts)
+{
+	size_t total = 0, i;
+	unsigned mask;
+
+	for (i = 0; i < nparts; i++)
+		total += strlen(parts[i]) + 1;
+	for (mask = (1u << nparts) - 1; mask > 0; mask--) {
+		char *sub = calloc(1, total + 1);
+
+		for (i = 0; sub && i < nparts; i++) {
+			if (!(mask & (1u << (nparts - 1 - i))))
+				continue;
+			if (*sub)
+				strcat(sub, "/");
+			strcat(sub, parts[i]);
+		}
+		if (!vec_push_unique(subdirs, sub))
+			return false;
+	}
+	return true;
+}
+
+enum help_section { SEC_OTHER, SEC_SEARCH, SEC_HWCAPS, SEC_LEGACY };
+
+static enum help_section section_of(const char *line, enum help_section cur)
+{
+	if (strncmp(line, "  ", 2) == 0)
+		return cur;
+	if (strncmp(line, "Shared library search path:", 27) == 0)
+		return SEC_SEARCH;
+	if (strncmp(line, "Subdirectories of glibc-hwcaps directories", 42) == 0)
+		return SEC_HWCAPS;
+	if (strncmp(line, "Legacy HWCAP subdirectories", 27) == 0)
+		return SEC_LEGACY;
+	return SEC_OTHER;
+}
+
+/* One indented line of a section: "  NAME (notes)" or "  NAME". */
+static bool take_line(char *line, enum help_section sec, struct str_vec *subdirs, struct str_vec *defaults,
+		      char **legacy, size_t *nlegacy)
+{
+	char *name = line + 2, *notes = strstr(name, " (");
+	bool searched = notes && strstr(notes, "searched");
+
+	if (notes)
+		*notes++ = 0;
+	if (sec == SEC_SEARCH && notes && strstr(notes, "system search path") && name[0] == '/')
+		return vec_push_unique(defaults, strdup(name));
+	if (sec == SEC_HWCAPS && searched) {
+		char *sub = malloc(strlen(name) + sizeof("glibc-hwcaps/"));
+
+		if (sub)
+			strcat(strcpy(sub, "glibc-hwcaps/"), name);
+		return vec_push_unique(subdirs, sub);
+	}
+	if (sec != SEC_LEGACY || !searched || *nlegacy >= MAX_LEGACY_PARTS)
+		return true;
+	/* path order: tls, then AT_PLATFORM, then the hwcap names as printed */
+	if (strcmp(name, "tls") == 0) {
+		memmove(legacy + 1, legacy, *nlegacy * sizeof(*legacy));
+		legacy[0] = name;
+	} else if (strstr(notes, "AT_PLATFORM")) {
+		size_t at = *nlegacy && strcmp(legacy[0], "tls") == 0 ? 1 : 0;
+
+		memmove(legacy + at + 1, legacy + at, (*nlegacy - at) * sizeof(*legacy));
+		legacy[at] = name;
+	} else {
+		legacy[*nlegacy] = name;
+	}
+	(*nlegacy)++;
+	return true;
+}
+
+static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec *defaults)
+{
+	enum help_section sec = SEC_OTHER;
+	char *legacy[MAX_LEGACY_PARTS], *line, *save = NULL;
+	size_t nlegacy = 0;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		sec = section_of(line, sec);
+		if (strncmp(line, "  ", 2) == 0 && !take_line(line, sec, subdirs, defaults, legacy, &nlegacy))
+			return false;
+	}
+	return add_legacy_combinations(subdirs, legacy, nlegacy) &&
+	       vec_push_unique(subdirs, strdup("")) && defaults->n > 0;
+}
+
+static struct gt_loader_dirs host_dirs;
+static pthread_once_t host_dirs_once = PTHREAD_ONCE_INIT;
+
+static void free_vec(struct str_vec *s)
+{
+	gt_free_strings(s->v, s->n);
+	s->v = NULL;
+	s->n = 0;
+}
+
+static void init_host_dirs(void)
+{
+	struct str_vec subdirs = { 0 }, defaults = { 0 };
+	char *text = run_ldso_help();
+
+	if (text && parse_ldso_help(text, &subdirs, &defaults)) {
+		host_dirs.subdirs = (const char *const *)subdirs.v;
+		host_dirs.nsubdirs = subdirs.n;
+		host_dirs.defaults = (const char *const *)defaults.v;
+		host_dirs.ndefaults = defaults.n;
+		host_dirs.from_ldso = true;
+	} else {
+		free_vec(&subdirs);
+		free_vec(&defaults);
+		host_dirs.subdirs = builtin_subdirs;
+		host_dirs.nsubdirs = sizeof(builtin_subdirs) / sizeof(builtin_subdirs[0]);
+		host_dirs.defaults = builtin_defaults;
+		host_dirs.ndefaults = sizeof(builtin_defaults) / sizeof(builtin_defaults[0]);
+	}
+	free(text);
+}
+
+const struct gt_loader_dirs *gt_loader_dirs(void)
+{
+	pthread_once(&host_dirs_once, init_host_dirs);
+	return &host_dirs;
+}
+
+/* ---- one candidate file, as open_verify sees it ---- */
+
+enum verdict {
+	V_ABSENT,     /* nothing there (or not readable): the loader goes on */
+	V_SKIPPED,    /* an ELF file for another class or machine: the loader goes on */
+	V_ENDS_LIST,  /* open failed otherwise (ELOOP ...): the rest of this folder list is skipped */
+	V_FATAL,      /* not a loadable ELF file: the loader gives up with an error */
+	V_USABLE,
+};
+
+static enum verdict judge_header(const Elf64_Ehdr *eh, const char **reason)
+{
+	static const unsigned char pad[EI_NIDENT - EI_PAD];
+	unsigned char osabi = eh->e_ident[EI_OSABI], abiv = eh->e_ident[EI_ABIVERSION];
+
+	*reason = NULL;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		*reason = "invalid ELF header";
+	else if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return V_SKIPPED;
+	else if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		*reason = "ELF file data encoding not little-endian";
+	else if (eh->e_ident[EI_VERSION] != EV_CURRENT)
+		*reason = "ELF file version ident does not match current one";
+	else if (osabi != ELFOSABI_SYSV && osabi != ELFOSABI_GNU)
+		*reason = "ELF file OS ABI invalid";
+	else if (abiv != 0 && (osabi != ELFOSABI_GNU || abiv > 3))  /* 3: glibc 2.36's LIBC_ABI_MAX - 1, about */
+		*reason = "ELF file ABI version invalid";
+	else if (memcmp(eh->e_ident + EI_PAD, pad, sizeof(pad)) != 0)
+		*reason = "nonzero padding in e_ident";
+	else if (eh->e_version != EV_CURRENT)
+		*reason = "ELF file version does not match current one";
+	else if (eh->e_machine != HOST_MACHINE)
+		return V_SKIPPED;
+	else if (eh->e_type != ET_DYN && eh->e_type != ET_EXEC)
+		*reason = "only ET_DYN and ET_EXEC can be loaded";
+	else if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		*reason = "ELF file's phentsize not the expected size";
+	return *reason ? V_FATAL : V_USABLE;
+}
+
+static enum verdict judge(const char *path, struct stat *st, const char **reason)
+{
+	Elf64_Ehdr eh;
+	enum verdict v;
+	ssize_t n;
+	int fd;
+
+	*reason = NULL;
+	memset(st, 0, sizeof(*st));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EACCES)
+			stat(path, st);
+		return errno == ENOENT || errno == EACCES || errno == ENOTDIR ? V_ABSENT : V_ENDS_LIST;
+	}
+	fstat(fd, st);
+	n = pread(fd, &eh, sizeof(eh), 0);
+	if (n < (ssize_t)sizeof(eh)) {
+		*reason = n < 0 ? "cannot read file data" : "file too short";
+		v = V_FATAL;
+	} else {
+		v = judge_header(&eh, reason);
+	}
+	close(fd);
+	return v;
+}
+
+/* ---- the search ---- */
+
+struct tried {
+	struct gt_candidate c;
+	enum verdict v;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct search {
+	const char *name;
+	const struct gt_loader_dirs *dirs;
+	struct tried *t;
+	size_t n;
+	long stop;               /* the first usable or fatal candidate, -1 */
+	const char *stop_reason;
+};
+
+static bool already_tried(const struct search *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->t[i].c.path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Takes path. A path tried before gives the same answer again: listed once. */
+static bool try_path(struct search *s, char *path, const char *rule, enum verdict *v)
+{
+	struct tried *grown, *t;
+	const char *reason;
+	struct stat st;
+
+	*v = V_ABSENT;
+	if (!path)
+		return false;
+	if (already_tried(s, path)) {
+		free(path);
+		return true;
+	}
+	grown = realloc(s->t, (s->n + 1) * sizeof(*grown));
+	if (!grown) {
+		free(path);
+		return false;
+	}
+	s->t = grown;
+	t = &s->t[s->n];
+	*v = judge(path, &st, &reason);
+	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = st.st_ino != 0,
+				    .usable = *v == V_USABLE },
+			     .v = *v, .dev = st.st_dev, .ino = st.st_ino };
+	if (s->stop < 0 && (*v == V_USABLE || *v == V_FATAL)) {
+		s->stop = (long)s->n;
+		s->stop_reason = reason;
+	}
+	s->n++;
+	return true;
+}
+
+static char *join_path(const char *dir, const char *sub, const char *name)
+{
+	size_t dl = strlen(dir);
+	bool dir_slash = dl && dir[dl - 1] == '/';
+	char *p = malloc(dl + strlen(sub) + strlen(name) + 3);
+
+	if (p)
+		strcat(strcat(strcat(strcat(strcpy(p, dir), dir_slash ? "" : "/"), sub), *sub ? "/" : ""), name);
+	return p;
+}
+
+/* One folder with each subfolder the loader tries; *ends when open_path would
+ * leave the rest of its list (an odd error on the folder itself). */
+static bool try_folder(struct search *s, const char *dir, const char *rule, bool *ends)
+{
+	enum verdict v = V_ABSENT;
+
+	for (size_t i = 0; i < s->dirs->nsubdirs; i++)
+		if (!try_path(s, join_path(dir, s->dirs->subdirs[i], s->name), rule, &v))
+			return false;
+	*ends = v == V_ENDS_LIST;
+	return true;
+}
+
+static bool try_list(struct search *s, char *const *dirs, size_t n, const char *rule)
+{
+	bool ends = false;
+
+	for (size_t i = 0; i < n && !ends; i++)
+		if (!try_folder(s, dirs[i], rule, &ends))
+			return false;
+	return true;
+}
+
+/* An RPATH/RUNPATH/LD_LIBRARY_PATH string, expanded for object, then searched. */
+static bool try_search_path(struct search *s, const char *list, const char *object, bool is_main,
+			    const char *rule)
+{
+	char **dirs = NULL;
+	size_t n = gt_expand_search_path(list, object, is_main, &dirs);
+	bool ok = try_list(s, dirs, n, rule);
+
+	gt_free_strings(dirs, n);
+	return ok;
+}
+
+/* DT_RPATH of the requester, then of each object that loaded it, up to the
+ * main program. An object with DT_RUNPATH has no DT_RPATH to ld.so. */
+static bool try_rpaths(struct search *s, const char *requester, const char *const *loaders, size_t nloaders)
+{
+	bool ok = true;
+
+	for (size_t i = 0; ok && i <= nloaders; i++) {
+		const char *obj = i == 0 ? requester : loaders[i - 1];
+		struct gt_elf_info info;
+
+		if (obj && gt_elf_read(obj, &info) && info.rpath && !info.runpath)
+			ok = try_search_path(s, info.rpath, obj, i == nloaders, "rpath");
+		if (obj)
+			gt_elf_free(&info);
+	}
+	return ok;
+}
+
+/* LD_LIBRARY_PATH: ':' or ';' between folders, $ORIGIN of the main program. */
+static bool try_ld_library_path(struct search *s, const char *llp, const char *main_program)
+{
+	char *list = strdup(llp), *p;
+	bool ok;
+
+	if (!list)
+		return false;
+	for (p = list; (p = strchr(p, ';')) != NULL; p++)
+		*p = ':';
+	ok = try_search_path(s, list, main_program, true, "ld_library_path");
+	free(list);
+	return ok;
+}
+
+static bool try_cache_and_defaults(struct search *s, const struct gt_ldcache *cache)
+{
+	const struct gt_ldcache_entry *e = cache ? gt_ldcache_lookup(cache, s->name) : NULL;
+	enum verdict v;
+
+	if (e && !try_path(s, strdup(e->path), "ld_so_cache", &v))
+		return false;
+	return try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, "default");
+}
+
+/* A name with a slash is opened as it is, after $ORIGIN & co. are expanded. */
+static bool try_absolute(struct search *s, const char *requester, bool requester_is_main)
+{
+	char **dirs = NULL, *path;
+	size_t n = 0;
+	enum verdict v;
+
+	if (strchr(s->name, '$'))
+		n = gt_expand_search_path(s->name, requester, requester_is_main, &dirs);
+	path = strdup(n == 1 ? dirs[0] : s->name);
+	gt_free_strings(dirs, n);
+	return try_path(s, path, "absolute", &v);
+}
+
+/* Every candidate, in order, past the winner too (for the shadowed copies). */
+static bool search_all(struct search *s, const char *requester, const char *const *loaders, size_t nloaders,
+		       const struct gt_resolve_env *env)
+{
+	const char *main_program = nloaders ? loaders[nloaders - 1] : requester;
+	struct gt_elf_info info;
+	char *runpath = NULL;
+	bool ok = true;
+
+	if (strchr(s->name, '/'))
+		return try_absolute(s, requester, nloaders == 0);
+	if (requester && gt_elf_read(requester, &info) && info.runpath)
+		runpath = strdup(info.runpath);
+	if (requester)
+		gt_elf_free(&info);
+	if (!runpath)
+		ok = try_rpaths(s, requester, loaders, nloaders);
+	if (ok && env->ld_library_path && *env->ld_library_path && !env->secure)
+		ok = try_ld_library_path(s, env->ld_library_path, main_program);
+	if (ok && runpath)
+		ok = try_search_path(s, runpath, requester, nloaders == 0, "runpath");
+	if (ok)
+		ok = try_cache_and_defaults(s, env->cache);
+	free(runpath);
+	return ok;
+}
+
+static bool same_file(const struct tried *a, const struct tried *b)
+{
+	return a->ino && a->ino == b->ino && a->dev == b->dev;
+}
+
+/* Usable copies after the point where the loader stopped, each file once
+ * (/lib is /usr/lib on merged-/usr systems), the winner's own file left out. */
+static bool collect_shadowed(const struct search *s, struct gt_resolution *out)
+{
+	for (size_t i = (size_t)s->stop + 1; s->stop >= 0 && i < s->n; i++) {
+		const struct tried *t = &s->t[i];
+		bool seen = s->t[s->stop].v == V_USABLE && same_file(t, &s->t[s->stop]);
+		char **grown;
+
+		for (size_t j = (size_t)s->stop + 1; j < i && !seen; j++)
+			seen = s->t[j].v == V_USABLE && same_file(t, &s->t[j]);
+		if (t->v != V_USABLE || seen)
+			continue;
+		grown = realloc(out->shadowed, (out->nshadowed + 1) * sizeof(*grown));
+		if (!grown)
+			return false;
+		out->shadowed = grown;
+		if (!(out->shadowed[out->nshadowed] = strdup(t->c.path)))
+			return false;
+		out->nshadowed++;
+	}
+	return true;
+}
+
+/* Moves the candidates up to where the loader stopped into out; frees the rest. */
+static bool finish(struct search *s, struct gt_resolution *out)
+{
+	size_t keep = s->stop >= 0 ? (size_t)s->stop + 1 : s->n;
+	bool ok = collect_shadowed(s, out);
+
+	out->cand = keep ? calloc(keep, sizeof(*out->cand)) : NULL;
+	if (keep && !out->cand)
+		ok = false;
+	for (size_t i = 0; i < s->n; i++) {
+		if (ok && i < keep)
+			out->cand[i] = s->t[i].c;
+		else
+			free(s->t[i].c.path);
+	}
+	if (ok) {
+		out->ncand = keep;
+		out->winner = s->stop >= 0 && s->t[s->stop].v == V_USABLE ? s->stop : -1;
+		out->stop_reason = out->winner < 0 ? s->stop_reason : NULL;
+	}
+	free(s->t);
+	s->t = NULL;
+	s->n = 0;
+	return ok;
+}
+
+bool gt_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		const struct gt_resolve_env *env, struct gt_resolution *out)
+{
+	static const struct gt_resolve_env no_env;
+	struct search s = { .name = name, .stop = -1 };
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	out->winner = -1;
+	if (!env)
+		env = &no_env;
+	s.dirs = env->dirs ? env->dirs : gt_loader_dirs();
+	out->name = strdup(name);
+	out->requester = requester ? strdup(requester) : NULL;
+	ok = out->name && (!requester || out->requester);
+	if (ok)
+		ok = search_all(&s, requester, loaders, nloaders, env);
+	if (!finish(&s, out) || !ok) {
+		gt_resolution_free(out);
+		return false;
+	}
+	return true;
+}
+
+void gt_resolution_free(struct gt_resolution *r)
+{
+	for (size_t i = 0; r->cand && i < r->ncand; i++)
+		free(r->cand[i].path);
+	free(r->cand);
+	gt_free_strings(r->shadowed, r->nshadowed);
+	free(r->name);
+	free(r->requester);
+	memset(r, 0, sizeof(*r));
+	r->winner = -1;
+}

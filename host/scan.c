@@ -1,0 +1,467 @@
+/* gputrace scan: finding the CUDA library files of a host (see scan.h). The
+ * places come from the loader's own configuration (ld.so.cache, ld.so.conf,
+ * LD_LIBRARY_PATH, the default folders) and from where installers put them
+ * (CUDA toolkits, /opt, conda, Python environments). */
+#define _GNU_SOURCE
+#include "host/scan.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_VISITED 65536
+#define MAX_LINK_HOPS 40
+
+struct walker {
+	struct gt_scan *s;
+	dev_t dev[MAX_VISITED];
+	ino_t ino[MAX_VISITED];
+	int depth[MAX_VISITED];  /* how deep below it the folder was walked */
+	size_t nvisited;
+};
+
+static void problem(struct gt_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct gt_scan *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	s->problems = realloc(s->problems, (s->nproblems + 1) * sizeof(char *));
+	if (!s->problems)
+		abort();
+	s->problems[s->nproblems++] = line;
+}
+
+static bool seen_copy(const struct gt_scan *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++)
+		if (strcmp(s->copies[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* "a -> b -> c" for a symlink; *broken when it ends nowhere or loops. */
+static char *link_chain(const char *path, bool *broken)
+{
+	char cur[PATH_MAX + 64], target[PATH_MAX], *chain = NULL, *tmp;
+	struct stat st;
+	ssize_t n;
+	int hops;
+
+	dev_t seen_dev[MAX_LINK_HOPS];
+	ino_t seen_ino[MAX_LINK_HOPS];
+	int k;
+
+	*broken = false;
+	snprintf(cur, sizeof(cur), "%s", path);
+	if (asprintf(&chain, "%s", path) < 0)
+		abort();
+	for (hops = 0; hops < MAX_LINK_HOPS; hops++) {
+		if (lstat(cur, &st) != 0) {
+			*broken = true;
+			return chain;
+		}
+		if (!S_ISLNK(st.st_mode))
+			return chain;
+		/* a link met before: a loop, said once */
+		for (k = 0; k < hops; k++)
+			if (seen_dev[k] == st.st_dev && seen_ino[k] == st.st_ino) {
+				*broken = true;
+				return chain;
+			}
+		seen_dev[hops] = st.st_dev;
+		seen_ino[hops] = st.st_ino;
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n <= 0) {
+			*broken = true;
+			return chain;
+		}
+		target[n] = 0;
+		if (target[0] != '/') {  /* relative to the link's folder */
+			char dir[PATH_MAX], *slash;
+
+			snprintf(dir, sizeof(dir), "%.*s", (int)sizeof(dir) - 1, cur);
+			slash = strrchr(dir, '/');
+			if (slash)
+				*slash = 0;
+			else
+				snprintf(dir, sizeof(dir), ".");
+			if ((size_t)snprintf(cur, sizeof(cur), "%s/%s", dir, target) >= sizeof(cur)) {
+				*broken = true;
+				return chain;
+			}
+		} else {
+			snprintf(cur, sizeof(cur), "%s", target);
+		}
+		if (asprintf(&tmp, "%s -> %s", chain, target) < 0)
+			abort();
+		free(chain);
+		chain = tmp;
+	}
+	*broken = true;  /* a loop, or a chain too long for the loader too */
+	return chain;
+}
+
+static void add_copy(struct gt_scan *s, const char *path, const char *where)
+{
+	struct gt_family_info fi;
+	struct gt_copy *c;
+	char real[PATH_MAX];
+	bool broken;
+
+	if (!gt_classify(path, &fi) || seen_copy(s, path))
+		return;
+	s->copies = realloc(s->copies, (s->ncopies + 1) * sizeof(*s->copies));
+	if (!s->copies)
+		abort();
+	c = &s->copies[s->ncopies++];
+	memset(c, 0, sizeof(*c));
+	c->path = strdup(path);
+	c->where = where;
+	c->chain = link_chain(path, &broken);
+	if (!broken && realpath(path, real))
+		c->real_path = strdup(real);
+	if (!c->real_path || !gt_classify(c->real_path, &c->fi))
+		c->fi = fi;
+	snprintf(c->version, sizeof(c->version), "%s", c->fi.version);
+	c->version_source = c->version[0] ? "file" : "none";
+	c->has_package = gt_package_of(path, &c->package);
+	if (c->has_package && !strchr(c->version, '.') && c->package.version[0]) {
+		snprintf(c->version, sizeof(c->version), "%s", c->package.version);
+		c->version_source = "package";
+	}
+	if (c->real_path)
+		gt_elf_read(c->real_path, &c->elf);
+	c->stub = strcmp(c->fi.component, "cuda") == 0 &&
+		  (strstr(path, "/stubs/") || (c->real_path && strstr(c->real_path, "/stubs/")));
+}
+
+/* Each real folder once, unless it is now to be walked deeper than before
+ * (a loader folder first seen alone, then inside a toolkit walked whole). */
+static bool visited(struct walker *w, const char *dir, int depth)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(dir, &st) != 0)
+		return true;
+	for (i = 0; i < w->nvisited; i++) {
+		if (w->dev[i] != st.st_dev || w->ino[i] != st.st_ino)
+			continue;
+		if (w->depth[i] >= depth)
+			return true;
+		w->depth[i] = depth;
+		return false;
+	}
+	if (w->nvisited < MAX_VISITED) {
+		w->dev[w->nvisited] = st.st_dev;
+		w->depth[w->nvisited] = depth;
+		w->ino[w->nvisited++] = st.st_ino;
+	}
+	return false;
+}
+
+static bool is_dir_entry(const char *dir, const struct dirent *e)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (e->d_type == DT_DIR)
+		return true;
+	if (e->d_type != DT_UNKNOWN)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Every CUDA-family file in dir, and below it to the given depth (symlinked
+ * folders are not followed: each real folder once). */
+static void walk(struct walker *w, const char *dir, const char *where, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (visited(w, dir, depth))
+		return;
+	d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			problem(w->s, "%s: cannot read this folder: %s", dir, strerror(errno));
+		return;
+	}
+	w->s->nfolders++;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (strncmp(e->d_name, "lib", 3) == 0 && strstr(e->d_name, ".so"))
+			add_copy(w->s, path, where);
+		else if (depth > 0 && is_dir_entry(dir, e))
+			walk(w, path, where, depth - 1);
+	}
+	closedir(d);
+}
+
+/* A folder and the glibc-hwcaps subfolders the loader looks into. */
+static void walk_loader_dir(struct walker *w, const char *dir, const char *where)
+{
+	char sub[PATH_MAX + 16];
+
+	walk(w, dir, where, 0);
+	snprintf(sub, sizeof(sub), "%s/glibc-hwcaps", dir);
+	walk(w, sub, where, 1);
+}
+
+static void walk_glob(struct walker *w, const char *pattern, const char *where, int depth)
+{
+	glob_t g;
+	size_t i;
+
+	if (glob(pattern, GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) != 0)
+		return;
+	for (i = 0; i < g.gl_pathc; i++)
+		walk(w, g.gl_pathv[i], where, depth);
+	globfree(&g);
+}
+
+/* /etc/ld.so.conf and its includes: the folders ldconfig put in the cache. */
+static void walk_ld_so_conf(struct walker *w, const char *conf, int level)
+{
+	char line[PATH_MAX], *p, *end;
+	FILE *f;
+	glob_t g;
+	size_t i;
+
+	if (level > 8 || !(f = fopen(conf, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " \t");
+		end = p + strcspn(p, "#\n");
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		*end = 0;
+		if (!*p)
+			continue;
+		if (strncmp(p, "include", 7) == 0 && (p[7] == ' ' || p[7] == '\t')) {
+			p += 8 + strspn(p + 8, " \t");
+			if (glob(p, GLOB_NOSORT, NULL, &g) == 0) {
+				for (i = 0; i < g.gl_pathc; i++)
+					walk_ld_so_conf(w, g.gl_pathv[i], level + 1);
+				globfree(&g);
+			}
+		} else if (p[0] == '/') {
+			walk_loader_dir(w, p, "ld.so.conf");
+		}
+	}
+	fclose(f);
+}
+
+/* The Python environments of the python3 on PATH, by their folders alone:
+ * running python3 to ask would be running something. */
+static void walk_python(struct walker *w, const char *prefix)
+{
+	static const char *const where_in_site[] = { "nvidia/*/lib", "torch/lib", "tensorflow*", "jaxlib*",
+						     "nvidia/*/lib64", NULL };
+	char pat[PATH_MAX];
+	int k;
+
+	for (k = 0; where_in_site[k]; k++) {
+		snprintf(pat, sizeof(pat), "%s/lib/python3*/site-packages/%s", prefix, where_in_site[k]);
+		walk_glob(w, pat, "site-packages", 2);
+		snprintf(pat, sizeof(pat), "%s/lib/python3*/dist-packages/%s", prefix, where_in_site[k]);
+		walk_glob(w, pat, "site-packages", 2);
+		snprintf(pat, sizeof(pat), "%s/lib/python3/dist-packages/%s", prefix, where_in_site[k]);
+		walk_glob(w, pat, "site-packages", 2);
+	}
+}
+
+static void walk_python_on_path(struct walker *w)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX], real[PATH_MAX], *slash;
+	const char *p, *e;
+
+	for (p = path; p && *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ':');
+		snprintf(buf, sizeof(buf), "%.*s/python3", (int)(e - p), p);
+		if (access(buf, X_OK) != 0 || !realpath(buf, real))
+			continue;
+		/* <prefix>/bin/python3.x -> <prefix>; a venv's bin/python3 -> the venv too */
+		slash = strrchr(buf, '/');
+		*slash = 0;
+		slash = strrchr(buf, '/');
+		if (slash)
+			*slash = 0;
+		walk_python(w, buf);
+		slash = strrchr(real, '/');
+		*slash = 0;
+		slash = strrchr(real, '/');
+		if (slash)
+			*slash = 0;
+		walk_python(w, real);
+		break;
+	}
+	walk_python(w, "/usr");
+	walk_python(w, "/usr/local");
+}
+
+static void walk_conda(struct walker *w)
+{
+	static const char *const prefixes[] = { "$CONDA_PREFIX", "$HOME/miniconda3", "$HOME/anaconda3",
+						"$HOME/miniforge3", "/opt/conda", NULL };
+	char pat[PATH_MAX];
+	const char *v;
+	int k;
+
+	for (k = 0; prefixes[k]; k++) {
+		const char *pre = prefixes[k];
+
+		if (pre[0] == '$') {
+			const char *slash = strchr(pre, '/');
+			char var[32];
+
+			snprintf(var, sizeof(var), "%.*s", (int)(slash ? slash - pre - 1 : (long)strlen(pre) - 1), pre + 1);
+			v = getenv(var);
+			if (!v || !*v)
+				continue;
+			snprintf(pat, sizeof(pat), "%s%s", v, slash ? slash : "");
+		} else {
+			snprintf(pat, sizeof(pat), "%s", pre);
+		}
+		{
+			char lib[PATH_MAX + 16], envs[PATH_MAX + 16];
+
+			snprintf(lib, sizeof(lib), "%s/lib", pat);
+			walk(w, lib, "conda", 0);
+			snprintf(envs, sizeof(envs), "%s/envs/*/lib", pat);
+			walk_glob(w, envs, "conda", 0);
+			walk_python(w, pat);
+		}
+	}
+}
+
+/* $GPUTRACE_LD_SO_CACHE names another cache (tests, or a container's image). */
+static const char *cache_path(void)
+{
+	const char *p = getenv("GPUTRACE_LD_SO_CACHE");
+
+	return p && *p ? p : "/etc/ld.so.cache";
+}
+
+static void read_cache(struct gt_scan *s)
+{
+	s->have_cache = gt_ldcache_read(cache_path(), &s->cache, s->cache_error, sizeof(s->cache_error));
+	if (!s->have_cache)
+		problem(s, "%s: %s", cache_path(), s->cache_error);
+}
+
+static void scan_cache(struct gt_scan *s, struct walker *w)
+{
+	size_t i;
+
+	read_cache(s);
+	if (!s->have_cache)
+		return;
+	for (i = 0; i < s->cache.n; i++)
+		add_copy(s, s->cache.entries[i].path, "ld.so.cache");
+	(void)w;
+}
+
+static void scan_usual_places(struct gt_scan *s, struct walker *w)
+{
+	static const char *const defaults[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+						"/lib", "/usr/lib", "/lib64", "/usr/lib64", NULL };
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	char dir[PATH_MAX];
+	const char *p, *e;
+	int k;
+
+	scan_cache(s, w);
+	for (p = llp; p && *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ':');
+		snprintf(dir, sizeof(dir), "%.*s", (int)(e - p), p);
+		if (dir[0])
+			walk_loader_dir(w, dir, "LD_LIBRARY_PATH");
+	}
+	walk_ld_so_conf(w, "/etc/ld.so.conf", 0);
+	for (k = 0; defaults[k]; k++)
+		walk_loader_dir(w, defaults[k], "default");
+	walk_glob(w, "/usr/local/cuda*", "cuda", 4);
+	walk(w, "/opt", "opt", 6);
+	walk_conda(w);
+	walk_python_on_path(w);
+}
+
+static void mark_cached(struct gt_scan *s)
+{
+	size_t i, k;
+
+	for (i = 0; s->have_cache && i < s->ncopies; i++)
+		for (k = 0; k < s->cache.n; k++)
+			if (strcmp(s->cache.entries[k].path, s->copies[i].path) == 0)
+				s->copies[i].in_cache = true;
+}
+
+void gt_scan_run(struct gt_scan *s, char *const *roots, int nroots)
+{
+	struct walker *w = calloc(1, sizeof(*w));
+	int i;
+
+	if (!w)
+		abort();
+	memset(s, 0, sizeof(*s));
+	w->s = s;
+	if (nroots == 0) {
+		scan_usual_places(s, w);
+	} else {
+		read_cache(s);
+		for (i = 0; i < nroots; i++) {
+			struct stat st;
+
+			if (stat(roots[i], &st) != 0)
+				problem(s, "%s: %s", roots[i], strerror(errno));
+			else if (S_ISDIR(st.st_mode))
+				walk(w, roots[i], "root", 16);
+			else
+				add_copy(s, roots[i], "root");
+		}
+	}
+	free(w);
+	mark_cached(s);
+}
+
+void gt_scan_free(struct gt_scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++) {
+		free(s->copies[i].path);
+		free(s->copies[i].real_path);
+		free(s->copies[i].chain);
+		gt_elf_free(&s->copies[i].elf);
+	}
+	for (i = 0; i < s->nproblems; i++)
+		free(s->problems[i]);
+	free(s->problems);
+	free(s->copies);
+	if (s->have_cache)
+		gt_ldcache_free(&s->cache);
+	gt_package_cache_free();
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,46 @@
+/* gputrace scan: every CUDA library file a host holds, where the loader or an
+ * installer put it, and what is wrong with the set, without running anything.
+ * With --for FILE, the loader's choice for that consumer, done on paper. */
+#ifndef GPUTRACE_SCAN_H
+#define GPUTRACE_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "host/elf_info.h"
+#include "common/family.h"
+#include "host/ldcache.h"
+#include "host/package.h"
+
+/* One CUDA-family file found. */
+struct gt_copy {
+	char *path;               /* as found (may be a symlink) */
+	char *real_path;          /* NULL when the link is broken or loops */
+	char *chain;              /* "a -> b -> c" when path is a symlink */
+	const char *where;        /* which place found it: "ld.so.cache", "LD_LIBRARY_PATH", "default", "ld.so.conf", "cuda", "conda", "site-packages", "root", "opt" */
+	struct gt_family_info fi; /* from the real file's name (else the path's) */
+	char version[64];         /* best: file name, then package */
+	const char *version_source;
+	bool has_package;
+	struct gt_package package;
+	struct gt_elf_info elf;   /* class, machine, SONAME */
+	bool stub;                /* a libcuda stub (the toolkit's link-only copy) */
+	bool in_cache;            /* ld.so.cache names this path */
+};
+
+struct gt_scan {
+	struct gt_copy *copies;
+	size_t ncopies;
+	size_t nfolders;
+	struct gt_ldcache cache;
+	bool have_cache;
+	char cache_error[256];
+	char **problems;          /* unreadable folders and the like: one line each */
+	size_t nproblems;
+};
+
+/* Scans the usual places (roots == NULL) or the given roots. */
+void gt_scan_run(struct gt_scan *s, char *const *roots, int nroots);
+void gt_scan_free(struct gt_scan *s);
+
+#endif

@@ -1,0 +1,33 @@
+/* gputrace scan --for FILE: the loader's choices for one consumer, done on
+ * paper (host/resolve.h): its DT_NEEDED names and theirs, the runtime's
+ * libcuda.so.1, and cuDNN's sub-libraries by the most specific name first.
+ * Reads the host; judges nothing (report/scan_report.h does). */
+#ifndef GPUTRACE_HOST_SCAN_FOR_H
+#define GPUTRACE_HOST_SCAN_FOR_H
+
+#include <stddef.h>
+
+#include "host/resolve.h"
+#include "host/scan.h"
+
+#define GT_SCAN_FOR_MAX_NAMES 256
+
+/* One name the consumer needs, and the loader's answer. */
+struct gt_scan_for_item {
+	struct gt_resolution res;
+	int depth;            /* 0: the consumer's own DT_NEEDED */
+};
+
+struct gt_scan_for {
+	const char *consumer;
+	struct gt_resolve_env env;
+	struct gt_scan_for_item items[GT_SCAN_FOR_MAX_NAMES];
+	size_t n;
+};
+
+/* Resolves what consumer needs, with the loader's environment of this
+ * process and the ld.so.cache the scan read. The result is malloc'd. */
+struct gt_scan_for *gt_scan_for_run(const char *consumer, const struct gt_scan *s);
+void gt_scan_for_free(struct gt_scan_for *fr);
+
+#endif

@@ -1,0 +1,44 @@
+/* driver-too-old: the driver supports an older CUDA than the runtime that was
+ * loaded; the runtime answers 35, "driver version is insufficient". */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/rules.h"
+
+void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	const struct gt_process *p = m->proc;
+	const struct gt_lib *drv = gt_model_find(m, "cuda"), *rt = gt_model_find(m, "cudart");
+	long long dv = gt_version_answer(p, "cuDriverGetVersion"), rv = gt_version_answer(p, "cudaRuntimeGetVersion");
+	char dvs[32] = "?", rvs[32] = "?", fix[512];
+	struct gt_finding *f;
+	json_t *e;
+
+	if (!drv || strstr(drv->obj->path, "/stubs/"))
+		return;
+	if (dv < 0)
+		dv = gt_version_answer(p, "cudaDriverGetVersion");
+	if (!(dv > 0 && rv > 0 && dv < rv) && !gt_called_with(p, "cudaGetDeviceCount", 35))
+		return;
+	if (dv > 0)
+		gt_format_cudart_version((long)dv, dvs, sizeof(dvs));
+	if (rv > 0)
+		gt_format_cudart_version((long)rv, rvs, sizeof(rvs));
+	snprintf(fix, sizeof(fix),
+		 "Upgrade the NVIDIA driver to one that supports CUDA %s (the driver is newer than "
+		 "the runtime it serves, never older), or install a build of the framework for CUDA %s "
+		 "or older.", rvs, dvs);
+	f = gt_finding_add(out, "driver-too-old", GT_SEV_ERROR, m, fix,
+			   "the driver supports CUDA %s, the runtime loaded is CUDA %s", dvs, rvs);
+	e = gt_evidence_add(f, "driver %s (%s) supports CUDA %s", drv->obj->path, drv->version, dvs);
+	gt_evidence_lib(e, drv);
+	gt_evidence_str(e, "cuda_version", dvs);
+	if (rt) {
+		e = gt_evidence_add(f, "runtime %s is CUDA %s", rt->obj->path, rvs);
+		gt_evidence_lib(e, rt);
+	}
+	if (gt_called_with(p, "cudaGetDeviceCount", 35)) {
+		e = gt_evidence_add(f, "cudaGetDeviceCount returned 35 cudaErrorInsufficientDriver");
+		gt_evidence_int(e, "status", 35);
+	}
+}

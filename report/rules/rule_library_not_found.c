@@ -1,0 +1,108 @@
+/* library-not-found: a CUDA library was searched for and not found, while a
+ * copy is on disk somewhere the loader was not told to look. cuDNN's own way
+ * of asking for libcudnn_graph.so.9.19.0, then .9.19, then .9 is not this:
+ * only a name of which nothing got loaded counts. */
+#define _GNU_SOURCE
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/rules.h"
+
+/* Folders where CUDA libraries usually live, from the traced environment and
+ * the usual install places. */
+static const char *const patterns[] = {
+	"$CUDA_HOME/lib64", "$CUDA_HOME/lib", "$CUDA_PATH/lib64", "$CUDA_PATH/lib",
+	"$CONDA_PREFIX/lib", "$VIRTUAL_ENV/lib/python3*/site-packages/nvidia/*/lib",
+	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib",
+	"/usr/lib/x86_64-linux-gnu", "/opt/conda/lib", NULL,
+};
+
+static bool was_tried(const struct gt_search *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntries; i++)
+		if (s->tries[i].path && strcmp(s->tries[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Expands "$VAR/rest" with the traced process's environment. */
+static bool expand(const struct gt_process *p, const char *pat, char *out, size_t cap)
+{
+	const char *slash, *val;
+	char var[64];
+
+	if (pat[0] != '$')
+		return (size_t)snprintf(out, cap, "%s", pat) < cap;
+	slash = strchr(pat, '/');
+	snprintf(var, sizeof(var), "%.*s", (int)(slash - pat - 1), pat + 1);
+	val = gt_process_env(p, var);
+	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
+}
+
+static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s, char *out, size_t cap)
+{
+	char pat[4096];
+	glob_t g;
+	size_t i;
+	int k;
+	bool found = false;
+
+	for (k = 0; patterns[k] && !found; k++) {
+		if (!expand(p, patterns[k], pat, sizeof(pat)) || glob(pat, GLOB_ONLYDIR, NULL, &g) != 0)
+			continue;
+		for (i = 0; i < g.gl_pathc && !found; i++) {
+			snprintf(out, cap, "%s/%s", g.gl_pathv[i], s->name);
+			found = access(out, F_OK) == 0 && !was_tried(s, out) && !strstr(out, "/stubs/");
+		}
+		globfree(&g);
+	}
+	return found;
+}
+
+void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	const struct gt_process *p = m->proc;
+	struct gt_family_info fi;
+	char copy[4096 + 256], fix[8192];
+	struct gt_finding *f;
+	size_t i;
+	json_t *e;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct gt_search *s = &p->searches[i];
+
+		/* The driver has its own finding; each name once. */
+		if (s->ours || !s->result || strcmp(s->result, "not_found") || !s->name ||
+		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
+		    gt_model_find(m, fi.component) || gt_failed_search(p, s->name) != s)
+			continue;
+		if (copy_elsewhere(p, s, copy, sizeof(copy)))
+			snprintf(fix, sizeof(fix),
+				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
+				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
+				 "puts %s where %s looks.", copy, s->name,
+				 s->requester ? s->requester : "the program");
+		else
+			snprintf(fix, sizeof(fix),
+				 "Install the library that provides %s (for cuDNN: the nvidia-cudnn wheel "
+				 "or the cudnn package matching your CUDA), or add the folder holding it to "
+				 "LD_LIBRARY_PATH.", s->name);
+		f = gt_finding_add(out, "library-not-found", GT_SEV_ERROR, m, fix,
+				   "%s: cannot open shared object file (searched %zu places)", s->name,
+				   s->ntries);
+		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths",
+				    s->requester ? s->requester : "the program", s->name, s->ntries);
+		gt_evidence_str(e, "name", s->name);
+		gt_evidence_str(e, "requester", s->requester);
+		gt_evidence_tries(e, s);
+		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
+			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
+			gt_evidence_str(e, "path", copy);
+		}
+		copy[0] = 0;
+	}
+}

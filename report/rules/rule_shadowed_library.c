@@ -1,0 +1,99 @@
+/* shadowed-library: a library came through LD_LIBRARY_PATH (or the cache or
+ * the default folders) while its requester ships a copy in its own RUNPATH:
+ * the leftover libcudnn.so.8 of an old toolkit hides the bundled one. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/elf_info.h"
+#include "report/rules.h"
+
+/* The copy of `name` in the requester's own RUNPATH/RPATH folders, if any. */
+static bool bundled_copy(const struct gt_lib *l, char *out, size_t cap)
+{
+	struct gt_elf_info info;
+	const char *list;
+	char **dirs = NULL, real[PATH_MAX];
+	size_t n = 0, i;
+	bool found = false;
+
+	if (!l->obj->requester || !l->obj->name || !gt_elf_read(l->obj->requester, &info))
+		return false;
+	list = info.runpath ? info.runpath : info.rpath;
+	if (list)
+		n = gt_expand_search_path(list, l->obj->requester, false, &dirs);
+	for (i = 0; i < n && !found; i++) {
+		snprintf(out, cap, "%s/%s", dirs[i], l->obj->name);
+		found = access(out, F_OK) == 0 && realpath(out, real) && strcmp(real, l->real_path) != 0;
+	}
+	gt_free_strings(dirs, n);
+	gt_elf_free(&info);
+	return found;
+}
+
+static bool searched_early(const char *rule)
+{
+	return rule && (strcmp(rule, "ld_library_path") == 0 || strcmp(rule, "ld_so_cache") == 0 ||
+			strcmp(rule, "default") == 0);
+}
+
+static void folder_of(const char *path, char *out, size_t cap)
+{
+	char *slash;
+
+	snprintf(out, cap, "%s", path);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+}
+
+/* One finding per folder that shadows and requester that is shadowed: cuDNN 9
+ * loses all its sub-libraries to one folder on LD_LIBRARY_PATH at once. */
+static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_proc_model *m,
+				      const struct gt_lib *l, const char *dir)
+{
+	char fix[2 * PATH_MAX + 512];
+	size_t i;
+
+	for (i = 0; i < out->n; i++) {
+		struct gt_finding *f = &out->v[i];
+		json_t *e0 = json_array_get(f->evidence, 0);
+		char d0[PATH_MAX];
+
+		if (f->proc != m || strcmp(f->id, "shadowed-library") != 0 || !e0)
+			continue;
+		folder_of(json_string_value(json_object_get(e0, "path")), d0, sizeof(d0));
+		if (strcmp(d0, dir) == 0 &&
+		    strcmp(json_string_value(json_object_get(e0, "requester")), l->obj->requester) == 0)
+			return f;
+	}
+	snprintf(fix, sizeof(fix),
+		 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
+		 "the libraries it ships with, from its own RUNPATH.", dir, l->obj->requester);
+	return gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, m, fix,
+			      "%s [%s] shadows the copies next to %s", dir, l->found_by, l->obj->requester);
+}
+
+void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	char copy[PATH_MAX + 256], dir[PATH_MAX];
+	struct gt_finding *f;
+	size_t i;
+	json_t *e;
+
+	for (i = 0; i < m->nlibs; i++) {
+		const struct gt_lib *l = &m->libs[i];
+
+		if (!searched_early(l->found_by) || !l->real_path[0] || !bundled_copy(l, copy, sizeof(copy)))
+			continue;
+		folder_of(l->obj->path, dir, sizeof(dir));
+		f = finding_for(out, m, l, dir);
+		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
+				    "was never tried", l->obj->name, l->version, l->found_by, l->obj->path, copy);
+		gt_evidence_lib(e, l);
+		gt_evidence_str(e, "shadowed", copy);
+	}
+}
