@@ -1,7 +1,7 @@
 /* The rtld-audit half of libgputrace.so (loaded through LD_AUDIT): records every
  * search the dynamic loader makes, each candidate with its rule, every object
  * mapped and unmapped. It only observes: every callback returns the loader's
- * own values unchanged (invariant 1 of DESIGN.md).
+ * own values unchanged (invariant 1, doc/design-notes.md).
  *
  * This copy lives in its own link-map namespace with its own libc. All loader
  * callbacks run under the loader's lock (startup is single-threaded; dlopen and
@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "audit/elf_peek.h"
+#include "common/export.h"
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
 #include "common/trace_file.h"
 
-#define GT_EXPORT __attribute__((visibility("default")))
 
-static struct gt_trace audit_trace = { .fd = -1, .source = "audit" };
+static struct gt_trace audit_trace = { .fd = -1, .source = GT_SOURCE_AUDIT };
 /* A line holds a search's whole list of tries: room for both. */
 static char line_buf[65536 + 131072];
 static char tries_buf[131072];
@@ -125,7 +125,7 @@ static bool carries_static_cudart(const struct link_map *map, const char *path)
 {
 	static const char *const fatbin[] = { ".nvFatBinSegment", ".nv_fatbin" };
 
-	return !needs_cudart(map) && gt_elf_has_section(path, fatbin, 2);
+	return !needs_cudart(map) && audit_elf_has_section(path, fatbin, 2);
 }
 
 /* The main program's l_name is empty; the trace wants a path. */
@@ -189,7 +189,7 @@ static void add_tries(struct jline *j)
 		return;
 	jl_raw_array(j, GT_K_TRIES, &tries);
 	if (tries.truncated)
-		jl_bool(j, "tries_truncated", true);
+		jl_bool(j, GT_K_TRIES_TRUNCATED, true);
 }
 
 /* Ends the open search that mapped nothing: not found, or already loaded. */
@@ -305,9 +305,9 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	jl_str(&j, GT_K_SONAME, soname);
 	jl_int(&j, GT_K_NS, (long long)lmid);
 	if (!map->l_name || !map->l_name[0])
-		jl_bool(&j, "main", true);
+		jl_bool(&j, GT_K_MAIN, true);
 	if ((!map->l_name || !map->l_name[0]) && path[0] == '/' && carries_static_cudart(map, path))
-		jl_bool(&j, "cudart_static", true);
+		jl_bool(&j, GT_K_CUDART_STATIC, true);
 	if (cur.seq) {
 		jl_uint(&j, GT_K_SEARCH, cur.seq);
 		jl_str(&j, GT_K_NAME, cur.name);

@@ -30,7 +30,7 @@ static bool name_matches(Elf64_Word name, const char *const *names, int n, size_
 	return false;
 }
 
-bool gt_elf_has_section(const char *path, const char *const *names, int n)
+bool audit_elf_has_section(const char *path, const char *const *names, int n)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
 	Elf64_Ehdr eh;

@@ -8,6 +8,6 @@
 /* Does the 64-bit ELF file at path have a section of one of these names?
  * False for anything unreadable, truncated or odd. Not thread-safe: callers
  * hold the loader's lock. */
-bool gt_elf_has_section(const char *path, const char *const *names, int n);
+bool audit_elf_has_section(const char *path, const char *const *names, int n);
 
 #endif

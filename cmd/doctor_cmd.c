@@ -104,19 +104,19 @@ static bool beside_us(const char *rel, char *out, size_t cap)
 {
 	char self[PATH_MAX];
 
-	if (!own_folder(self, sizeof(self)))
+	if (!cmd_own_folder(self, sizeof(self)))
 		return false;
 	return (size_t)snprintf(out, cap, "%s/%s", self, rel) < cap && access(out, F_OK) == 0;
 }
 
 /* A copy of component the scan found, the Python environment's first. */
-static const char *copy_of(const struct gt_scan *s, const char *component)
+static const char *copy_of(const struct host_scan *s, const char *component)
 {
-	const struct gt_copy *best = NULL;
+	const struct host_copy *best = NULL;
 	size_t i;
 
 	for (i = 0; i < s->ncopies; i++) {
-		const struct gt_copy *c = &s->copies[i];
+		const struct host_copy *c = &s->copies[i];
 
 		if (strcmp(c->fi.component, component) || !c->real_path || !c->elf.ok || c->stub)
 			continue;
@@ -133,7 +133,7 @@ struct doctor {
 	char tested_note[6][2 * PATH_MAX + 128];
 	int ntested;
 	bool scanned;
-	struct gt_scan scan;
+	struct host_scan scan;
 	struct gt_findings scan_findings;  /* the scan judged (report/scan_report.h) */
 	int framework_status;     /* -1: the framework steps did not run */
 	const char *python;       /* --python, or NULL: the python3 on PATH */
@@ -144,7 +144,7 @@ static void scan_host(struct doctor *d)
 {
 	if (d->scanned)
 		return;
-	gt_scan_run(&d->scan, NULL, 0);
+	host_scan_run(&d->scan, NULL, 0);
 	gt_scan_judge(&d->scan, &d->scan_findings);
 	d->scanned = true;
 }
@@ -174,7 +174,7 @@ static int run_probe(struct doctor *d, char *const *env)
 	}
 	argv[0] = probe;
 	argv[1] = NULL;
-	status = run_traced_capture(argv, d->dir, env, &out);
+	status = cmd_run_traced_capture(argv, d->dir, env, &out);
 	memset(&d->probe, 0, sizeof(d->probe));
 	parse_probe(out ? out : "", &d->probe);
 	free(out);
@@ -279,7 +279,7 @@ static void run_framework(struct doctor *d)
 	if (!beside_us("../probe/torch_doctor.py", script, sizeof(script)) &&
 	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
 		return;
-	if (resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {
+	if (cmd_resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {
 		add_step(&d->probe, "torch_import", "skipped", "no python3 on PATH");
 		return;
 	}
@@ -288,7 +288,7 @@ static void run_framework(struct doctor *d)
 		add_step(&d->probe, "torch_import", "skipped", detail);
 		return;
 	}
-	d->framework_status = run_traced_capture(argv, d->dir, NULL, &out);
+	d->framework_status = cmd_run_traced_capture(argv, d->dir, NULL, &out);
 	memset(&fw, 0, sizeof(fw));
 	parse_probe(out ? out : "", &fw);
 	free(out);
@@ -459,7 +459,7 @@ int cmd_doctor_main(int argc, char **argv)
 		free(d);
 		return 2;
 	}
-	if (d->python && (c = resolve_command(d->python, python, sizeof(python))) != 0) {
+	if (d->python && (c = cmd_resolve_command(d->python, python, sizeof(python))) != 0) {
 		fprintf(stderr, "gputrace doctor: --python %s: %s\n", d->python, strerror(c));
 		free(d);
 		return 2;
@@ -493,7 +493,7 @@ int cmd_doctor_main(int argc, char **argv)
 	gt_report_free(&rep);
 	if (d->scanned) {
 		gt_findings_free(&d->scan_findings);
-		gt_scan_free(&d->scan);
+		host_scan_free(&d->scan);
 	}
 	free(d);
 	return status;

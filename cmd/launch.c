@@ -29,7 +29,7 @@
 
 static volatile sig_atomic_t child_pid;
 
-bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old)
+bool cmd_prepend_path_list(char *out, size_t cap, const char *lib, const char *old)
 {
 	const char *p;
 	size_t ll = strlen(lib);
@@ -58,7 +58,7 @@ static void note_looked(char *looked, size_t cap, const char *path)
 	snprintf(looked + len, cap - len, "%s%s", len ? ", " : "", path);
 }
 
-bool own_folder(char *out, size_t cap)
+bool cmd_own_folder(char *out, size_t cap)
 {
 	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
 	char *slash;
@@ -73,7 +73,7 @@ bool own_folder(char *out, size_t cap)
 	return true;
 }
 
-bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
+bool cmd_find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 {
 	const char *env = getenv("GPUTRACE_LIB");
 	static const char *const rel[] = { "libgputrace.so", "../lib/gputrace/libgputrace.so",
@@ -89,7 +89,7 @@ bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 		note_looked(looked, looked_cap, out);
 		return false;
 	}
-	if (!own_folder(self, sizeof(self)))
+	if (!cmd_own_folder(self, sizeof(self)))
 		return false;
 	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char cand[PATH_MAX + 64];
@@ -102,7 +102,7 @@ bool find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 	return false;
 }
 
-int resolve_command(const char *cmd, char *out, size_t cap)
+int cmd_resolve_command(const char *cmd, char *out, size_t cap)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	int err = ENOENT;
@@ -142,7 +142,7 @@ static const char *base_of(const char *path)
 
 /* The dynamic loader takes LD_AUDIT and LD_PRELOAD only in dynamically linked
  * programs, and in set-user-ID/set-group-ID ones only from secure folders. */
-const char *untraceable_reason(const char *path)
+const char *cmd_untraceable_reason(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -318,9 +318,9 @@ static void record_reaped(const char *dir, pid_t pid, int wstatus)
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_REAPED));
 	jl_int(&j, GT_K_PID, pid);
 	if (WIFSIGNALED(wstatus))
-		jl_int(&j, "signal", WTERMSIG(wstatus));
+		jl_int(&j, GT_K_SIGNAL, WTERMSIG(wstatus));
 	else
-		jl_int(&j, "exit_status", WEXITSTATUS(wstatus));
+		jl_int(&j, GT_K_EXIT_STATUS, WEXITSTATUS(wstatus));
 	gt_write_all(fd, buf, jl_end(&j));
 	close(fd);
 }
@@ -370,7 +370,7 @@ static bool set_loader_env(const char *lib)
 		return false;
 	}
 	for (i = 0; i < 2; i++) {
-		if (!prepend_path_list(value, sizeof(value), lib, getenv(vars[i])) ||
+		if (!cmd_prepend_path_list(value, sizeof(value), lib, getenv(vars[i])) ||
 		    setenv(vars[i], value, 1) != 0) {
 			fprintf(stderr, LOG_PREFIX "cannot set %s\n", vars[i]);
 			return false;
@@ -382,8 +382,9 @@ static bool set_loader_env(const char *lib)
 
 static bool launched_as_rank(void)
 {
-	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					    "SLURM_PROCID", NULL };
+#define GT_ENV_NAME(name) name,
+	static const char *const vars[] = { GT_RANK_VARS(GT_ENV_NAME) NULL };
+#undef GT_ENV_NAME
 	int i;
 
 	for (i = 0; vars[i]; i++)
@@ -411,7 +412,7 @@ static void save_report(const char *dir)
 	fclose(f);
 }
 
-int launch_traced(const struct launch_opts *o)
+int cmd_launch_traced(const struct cmd_launch_opts *o)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
 	const char *why;
@@ -419,16 +420,15 @@ int launch_traced(const struct launch_opts *o)
 	bool made_temp = false;
 	pid_t child;
 
-	if (getenv("GPUTRACE_DISABLE") && strcmp(getenv("GPUTRACE_DISABLE"), "0") != 0 &&
-	    *getenv("GPUTRACE_DISABLE"))
+	if (gt_disabled())
 		return run_command(o->argv, &child, &wstatus);
-	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
 			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
 		return 127;
 	}
-	err = resolve_command(o->argv[0], cmd, sizeof(cmd));
-	if (err == 0 && (why = untraceable_reason(cmd)) != NULL)
+	err = cmd_resolve_command(o->argv[0], cmd, sizeof(cmd));
+	if (err == 0 && (why = cmd_untraceable_reason(cmd)) != NULL)
 		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
 	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
 		return 127;
@@ -478,14 +478,14 @@ static char *read_all(int fd)
 	return buf;
 }
 
-int run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out)
+int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX];
 	int pipefd[2], wstatus = 0, i;
 	pid_t pid, w;
 
 	*out = NULL;
-	if (!find_library(lib, sizeof(lib), looked, sizeof(looked))) {
+	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s\n", looked);
 		return 127;
 	}

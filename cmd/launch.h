@@ -5,36 +5,36 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct launch_opts {
+struct cmd_launch_opts {
 	const char *out_dir;   /* -o DIR, or NULL for a fresh temporary folder */
 	bool quiet;            /* -q: no summary at exit */
 	char *const *argv;     /* the command and its arguments */
 };
 
 /* Runs the command traced; returns the exit status gputrace must exit with. */
-int launch_traced(const struct launch_opts *o);
+int cmd_launch_traced(const struct cmd_launch_opts *o);
 
 /* The folder the gputrace command runs from (/proc/self/exe's). */
-bool own_folder(char *out, size_t cap);
+bool cmd_own_folder(char *out, size_t cap);
 
 /* Where libgputrace.so is: $GPUTRACE_LIB, next to the command, ../lib/gputrace/.
  * Writes the path to out; on failure writes the places it looked to `looked`. */
-bool find_library(char *out, size_t cap, char *looked, size_t looked_cap);
+bool cmd_find_library(char *out, size_t cap, char *looked, size_t looked_cap);
 
 /* Prepends `lib` to the colon-separated list `old` (which may be NULL) unless
  * it is already there. The result is written to out; false if it won't fit. */
-bool prepend_path_list(char *out, size_t cap, const char *lib, const char *old);
+bool cmd_prepend_path_list(char *out, size_t cap, const char *lib, const char *old);
 
 /* Resolves a command the way execvp does (PATH search when no slash).
  * Returns 0 and the path, or an errno value. */
-int resolve_command(const char *cmd, char *out, size_t cap);
+int cmd_resolve_command(const char *cmd, char *out, size_t cap);
 
 /* Runs argv traced into the folder dir, with the "NAME=value" settings of env
  * (NULL-terminated, may be NULL) for it alone, its stdout captured into *out
  * (malloc'd). Returns its exit status (128+N for signal N, 127: not run). */
-int run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out);
+int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out);
 
 /* Why the loader would ignore LD_AUDIT/LD_PRELOAD for this executable, or NULL. */
-const char *untraceable_reason(const char *path);
+const char *cmd_untraceable_reason(const char *path);
 
 #endif

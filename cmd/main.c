@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct launch_opts o = { 0 };
+	struct cmd_launch_opts o = { 0 };
 	int c;
 
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
@@ -93,5 +93,5 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.argv = argv + optind;
-	return launch_traced(&o);
+	return cmd_launch_traced(&o);
 }

@@ -17,11 +17,11 @@ int cmd_scan_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gt_scan_for *fr = NULL;
+	struct host_scan_for *fr = NULL;
 	struct gt_findings findings = { 0 };
 	const char *consumer = NULL;
-	struct gt_elf_info probe;
-	struct gt_scan s;
+	struct host_elf_info probe;
+	struct host_scan s;
 	bool json = false;
 	int c, status;
 
@@ -38,17 +38,17 @@ int cmd_scan_main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (consumer && !gt_elf_read(consumer, &probe)) {
+	if (consumer && !host_elf_read(consumer, &probe)) {
 		fprintf(stderr, "gputrace scan: %s: %s\n", consumer, probe.error);
-		gt_elf_free(&probe);
+		host_elf_free(&probe);
 		return 2;
 	}
 	if (consumer)
-		gt_elf_free(&probe);
-	gt_scan_run(&s, argv + optind, argc - optind);
+		host_elf_free(&probe);
+	host_scan_run(&s, argv + optind, argc - optind);
 	gt_scan_judge(&s, &findings);
 	if (consumer) {
-		fr = gt_scan_for_run(consumer, &s);
+		fr = host_scan_for_run(consumer, &s);
 		gt_scan_for_judge(fr, &findings);
 	}
 	if (json)
@@ -56,8 +56,8 @@ int cmd_scan_main(int argc, char **argv)
 	else
 		gt_render_scan_text(stdout, &s, &findings, fr);
 	status = gt_scan_status(&findings);
-	gt_scan_for_free(fr);
+	host_scan_for_free(fr);
 	gt_findings_free(&findings);
-	gt_scan_free(&s);
+	host_scan_free(&s);
 	return status;
 }

@@ -25,9 +25,10 @@ static const char *const header_env[] = {
 	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW",
 	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING",
 	"CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
-	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-	"SLURM_PROCID", "SLURM_NTASKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-	"PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+#define GT_ENV_NAME(name) name,
+	GT_RANK_VARS(GT_ENV_NAME) GT_WORLD_SIZE_VARS(GT_ENV_NAME)
+#undef GT_ENV_NAME
+	GT_LOCAL_RANK_VAR, GT_LOCAL_WORLD_SIZE_VAR,
 };
 
 /* Static buffers: the header is written once per process, and callers
@@ -50,7 +51,7 @@ pid_t gt_gettid(void)
 
 bool gt_disabled(void)
 {
-	const char *d = getenv("GPUTRACE_DISABLE");
+	const char *d = getenv(GT_DISABLE_VAR);
 
 	return d && *d && strcmp(d, "0") != 0;
 }
@@ -155,12 +156,10 @@ static void put_str(char *s, size_t cap, size_t *pos, const char *add)
 	s[*pos] = 0;
 }
 
-/* The launchers' rank variables, in order of precedence: torchrun's RANK is a
- * worker's global rank even under srun or mpirun. */
-static const char *const rank_vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					 "SLURM_PROCID", NULL };
-static const char *const size_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
-					 "SLURM_NTASKS", NULL };
+#define GT_ENV_NAME(name) name,
+static const char *const rank_vars[] = { GT_RANK_VARS(GT_ENV_NAME) NULL };
+static const char *const size_vars[] = { GT_WORLD_SIZE_VARS(GT_ENV_NAME) NULL };
+#undef GT_ENV_NAME
 static char environ_buf[131072];
 
 /* A variable as it was when this program image started (/proc/self/environ):
@@ -271,7 +270,7 @@ static void add_argv(struct jline *j)
 	ssize_t i = 0;
 	bool lossy = false;
 
-	jl_array_begin(j, "argv");
+	jl_array_begin(j, GT_K_ARGV);
 	while (i < n) {
 		size_t len = strlen(cmdline_buf + i);
 		bool l;
@@ -283,9 +282,9 @@ static void add_argv(struct jline *j)
 	}
 	jl_array_end(j);
 	if (n >= (ssize_t)sizeof(cmdline_buf) - 1)
-		jl_bool(j, "argv_truncated", true);
+		jl_bool(j, GT_K_ARGV_TRUNCATED, true);
 	if (lossy)
-		jl_bool(j, "argv_lossy", true);
+		jl_bool(j, GT_K_ARGV_LOSSY, true);
 }
 
 static void write_header(struct gt_trace *t, const char *host, unsigned long long start)
@@ -298,36 +297,36 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	long rank;
 
 	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
-	jl_str(&j, "format", GT_FORMAT_NAME);
-	jl_int(&j, "version", GT_FORMAT_VERSION);
+	jl_str(&j, GT_K_FORMAT, GT_FORMAT_NAME);
+	jl_int(&j, GT_K_VERSION, GT_FORMAT_VERSION);
 	jl_str(&j, GT_K_SOURCE, t->source);
 	jl_int(&j, GT_K_PID, getpid());
-	jl_uint(&j, "start_ticks", start);
-	jl_int(&j, "ppid", getppid());
-	jl_str(&j, "host", host);
-	jl_str(&j, "image", gt_image_id());
+	jl_uint(&j, GT_K_START_TICKS, start);
+	jl_int(&j, GT_K_PPID, getppid());
+	jl_str(&j, GT_K_HOST, host);
+	jl_str(&j, GT_K_IMAGE, gt_image_id());
 	if (t->forked)
-		jl_bool(&j, "fork", true);
+		jl_bool(&j, GT_K_FORK, true);
 	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_int(&j, "uid", getuid());
-	jl_int(&j, "euid", geteuid());
+	jl_int(&j, GT_K_UID, getuid());
+	jl_int(&j, GT_K_EUID, geteuid());
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0)
-		jl_strn(&j, "exe", exe, (size_t)n);
+		jl_strn(&j, GT_K_EXE, exe, (size_t)n);
 	if (getcwd(cwd, sizeof(cwd)))
-		jl_str(&j, "cwd", cwd);
-	jl_str(&j, "glibc", gnu_get_libc_version());
+		jl_str(&j, GT_K_CWD, cwd);
+	jl_str(&j, GT_K_GLIBC, gnu_get_libc_version());
 	rank = env_number(rank_vars, &rank_var);
 	if (rank >= 0) {
-		jl_int(&j, "rank", rank);
-		jl_str(&j, "rank_var", rank_var);
+		jl_int(&j, GT_K_RANK, rank);
+		jl_str(&j, GT_K_RANK_VAR, rank_var);
 	}
 	rank = env_number(size_vars, NULL);
 	if (rank >= 0)
-		jl_int(&j, "world_size", rank);
+		jl_int(&j, GT_K_WORLD_SIZE, rank);
 	add_argv(&j);
 	/* env: only the variables that steer loading, and the rank variables. */
-	jl_object_begin(&j, "env");
+	jl_object_begin(&j, GT_K_ENV);
 	for (i = 0; i < sizeof(header_env) / sizeof(header_env[0]); i++)
 		jl_str(&j, header_env[i], getenv(header_env[i]));
 	jl_object_end(&j);

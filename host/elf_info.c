@@ -41,7 +41,7 @@
 #endif
 
 __attribute__((format(printf, 2, 3)))
-static void set_error(struct gt_elf_info *out, const char *fmt, ...)
+static void set_error(struct host_elf_info *out, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -55,7 +55,7 @@ static bool range_in_file(uint64_t off, uint64_t len, uint64_t file_size)
 	return off <= file_size && len <= file_size - off;
 }
 
-static bool push_needed(struct gt_elf_info *out, const char *name)
+static bool push_needed(struct host_elf_info *out, const char *name)
 {
 	char **grown = realloc(out->needed, (out->nneeded + 1) * sizeof(*grown));
 
@@ -78,7 +78,7 @@ static bool keep_string(char **slot, const char *s)
 	return *slot != NULL;
 }
 
-static bool read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct gt_elf_info *out)
+static bool read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct host_elf_info *out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n;
@@ -133,7 +133,7 @@ static bool section_in_file(Elf *elf, size_t index, uint64_t file_size)
 	return sh.sh_type == SHT_NOBITS || range_in_file(sh.sh_offset, sh.sh_size, file_size);
 }
 
-static bool read_sections(Elf *elf, uint64_t file_size, struct gt_elf_info *out)
+static bool read_sections(Elf *elf, uint64_t file_size, struct host_elf_info *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -164,7 +164,7 @@ static bool read_sections(Elf *elf, uint64_t file_size, struct gt_elf_info *out)
 
 /* The ELF header and section header table must lie inside the file before libelf
  * is asked about them: it trusts e_shoff/e_shnum further than we want to. */
-static bool headers_in_file(Elf *elf, uint64_t file_size, struct gt_elf_info *out)
+static bool headers_in_file(Elf *elf, uint64_t file_size, struct host_elf_info *out)
 {
 	GElf_Ehdr eh;
 	size_t shnum;
@@ -195,7 +195,7 @@ static bool has_elf_magic(int fd)
 	return pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
 }
 
-bool gt_elf_read(const char *path, struct gt_elf_info *out)
+bool host_elf_read(const char *path, struct host_elf_info *out)
 {
 	struct stat st;
 	Elf *elf = NULL;
@@ -236,9 +236,9 @@ out:
 	return out->ok;
 }
 
-void gt_elf_free(struct gt_elf_info *info)
+void host_elf_free(struct host_elf_info *info)
 {
-	gt_free_strings(info->needed, info->nneeded);
+	host_free_strings(info->needed, info->nneeded);
 	free(info->soname);
 	free(info->rpath);
 	free(info->runpath);
@@ -247,7 +247,7 @@ void gt_elf_free(struct gt_elf_info *info)
 	info->soname = info->rpath = info->runpath = NULL;
 }
 
-void gt_free_strings(char **v, size_t n)
+void host_free_strings(char **v, size_t n)
 {
 	size_t i;
 
@@ -391,7 +391,7 @@ static bool already_listed(char **dirs, size_t n, const char *dir)
 	return false;
 }
 
-size_t gt_expand_search_path(const char *list, const char *object_path, bool is_main_program,
+size_t host_expand_search_path(const char *list, const char *object_path, bool is_main_program,
 			     char ***dirs)
 {
 	char *origin = origin_of(object_path, is_main_program), *dir, **grown;

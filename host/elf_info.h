@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct gt_elf_info {
+struct host_elf_info {
 	bool ok;            /* a readable ELF file */
 	int elf_class;      /* ELFCLASS32 or ELFCLASS64 */
 	int machine;        /* e_machine (EM_X86_64 ...) */
@@ -19,16 +19,16 @@ struct gt_elf_info {
 	char error[256];    /* why !ok: "not an ELF file", "truncated", "cannot open: ..." */
 };
 
-/* False (and out->error) for anything not readable as ELF. Always call gt_elf_free. */
-bool gt_elf_read(const char *path, struct gt_elf_info *out);
-void gt_elf_free(struct gt_elf_info *info);
+/* False (and out->error) for anything not readable as ELF. Always call host_elf_free. */
+bool host_elf_read(const char *path, struct host_elf_info *out);
+void host_elf_free(struct host_elf_info *info);
 
 /* Expands a DT_RPATH/DT_RUNPATH list for the object at object_path as ld.so does:
  * $ORIGIN/${ORIGIN}, $LIB, $PLATFORM; empty entries are "."; duplicates dropped.
  * Entries whose $ORIGIN cannot be known (object_path NULL) are dropped, as ld.so does.
- * Returns the number of folders; *dirs is malloc'd (free with gt_free_strings). */
-size_t gt_expand_search_path(const char *list, const char *object_path, bool is_main_program,
+ * Returns the number of folders; *dirs is malloc'd (free with host_free_strings). */
+size_t host_expand_search_path(const char *list, const char *object_path, bool is_main_program,
 			     char ***dirs);
-void gt_free_strings(char **v, size_t n);
+void host_free_strings(char **v, size_t n);
 
 #endif

@@ -48,7 +48,7 @@
 #define FLAG_ELF_LIBC6 0x0003
 #define FLAG_X8664_LIB64 0x0300
 
-/* Largest cache gt_ldcache_read accepts; real ones are well under 1 MiB. */
+/* Largest cache host_ldcache_read accepts; real ones are well under 1 MiB. */
 #define MAX_CACHE_SIZE (64u << 20)
 
 /* One table inside the file: where its entries and strings are. */
@@ -118,11 +118,11 @@ static bool check_strings(const unsigned char *buf, const struct table *t, char 
 /* One allocation holds the entry array and a copy of the string table that
  * the entries point into: linear in the file's size whatever the offsets. */
 static bool copy_table(const unsigned char *buf, const struct table *t, bool new_format,
-		       struct gt_ldcache *out, char *err, size_t errcap)
+		       struct host_ldcache *out, char *err, size_t errcap)
 {
-	size_t array = t->n * sizeof(struct gt_ldcache_entry);
+	size_t array = t->n * sizeof(struct host_ldcache_entry);
 	size_t table = t->strings_end - t->strings_base;
-	struct gt_ldcache_entry *entries;
+	struct host_ldcache_entry *entries;
 	char *strings;
 
 	if (!check_strings(buf, t, err, errcap))
@@ -149,7 +149,7 @@ static bool copy_table(const unsigned char *buf, const struct table *t, bool new
 }
 
 /* The new-format table whose header starts at base. */
-static bool parse_new(const unsigned char *buf, size_t len, size_t base, struct gt_ldcache *out,
+static bool parse_new(const unsigned char *buf, size_t len, size_t base, struct host_ldcache *out,
 		      char *err, size_t errcap)
 {
 	size_t room = len - base;
@@ -189,7 +189,7 @@ static bool parse_new(const unsigned char *buf, size_t len, size_t base, struct 
 }
 
 /* The old format, or the new one where the old table is followed by it. */
-static bool parse_old(const unsigned char *buf, size_t len, struct gt_ldcache *out, char *err,
+static bool parse_old(const unsigned char *buf, size_t len, struct host_ldcache *out, char *err,
 		      size_t errcap)
 {
 	struct table t;
@@ -226,7 +226,7 @@ static bool starts_magic(const unsigned char *buf, size_t len, const char *magic
 	return len < strlen(magic) && !memcmp(buf, magic, len);
 }
 
-bool gt_ldcache_parse(const unsigned char *buf, size_t len, struct gt_ldcache *out, char *err,
+bool host_ldcache_parse(const unsigned char *buf, size_t len, struct host_ldcache *out, char *err,
 		      size_t errcap)
 {
 	memset(out, 0, sizeof(*out));
@@ -285,7 +285,7 @@ static unsigned char *slurp(int fd, size_t *len, char *err, size_t errcap)
 	return buf;
 }
 
-bool gt_ldcache_read(const char *path, struct gt_ldcache *out, char *err, size_t errcap)
+bool host_ldcache_read(const char *path, struct host_ldcache *out, char *err, size_t errcap)
 {
 	char why[200] = "";
 	unsigned char *buf = NULL;
@@ -301,7 +301,7 @@ bool gt_ldcache_read(const char *path, struct gt_ldcache *out, char *err, size_t
 	}
 	buf = slurp(fd, &len, why, sizeof(why));
 	if (buf)
-		ok = gt_ldcache_parse(buf, len, out, why, sizeof(why));
+		ok = host_ldcache_parse(buf, len, out, why, sizeof(why));
 out:
 	if (!ok)
 		set_err(err, errcap, "%s: %s", path, why);
@@ -313,10 +313,10 @@ out:
 
 /* ldconfig wrote the entries in the loader's order of preference; entries for
  * glibc-hwcaps subfolders (hwcap != 0) are taken as they come. */
-const struct gt_ldcache_entry *gt_ldcache_lookup(const struct gt_ldcache *c, const char *name)
+const struct host_ldcache_entry *host_ldcache_lookup(const struct host_ldcache *c, const char *name)
 {
 	for (size_t i = 0; c && name && i < c->n; i++) {
-		const struct gt_ldcache_entry *e = &c->entries[i];
+		const struct host_ldcache_entry *e = &c->entries[i];
 
 		if (e->flags == (FLAG_ELF_LIBC6 | FLAG_X8664_LIB64) && !strcmp(e->name, name))
 			return e;
@@ -324,7 +324,7 @@ const struct gt_ldcache_entry *gt_ldcache_lookup(const struct gt_ldcache *c, con
 	return NULL;
 }
 
-void gt_ldcache_free(struct gt_ldcache *c)
+void host_ldcache_free(struct host_ldcache *c)
 {
 	if (!c)
 		return;

@@ -8,27 +8,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct gt_ldcache_entry {
+struct host_ldcache_entry {
 	char *name;        /* the key: a SONAME such as "libcudnn.so.9" */
 	char *path;        /* the file the loader opens for it */
 	int32_t flags;     /* glibc's FLAG_* bits: ELF class and machine (FLAG_X8664_LIB64 = 0x0300 | FLAG_ELF_LIBC6 = 3) */
 	uint64_t hwcap;    /* new format: hwcap bits / glibc-hwcaps subfolder index, else 0 */
 };
 
-struct gt_ldcache {
-	struct gt_ldcache_entry *entries;
+struct host_ldcache {
+	struct host_ldcache_entry *entries;
 	size_t n;
 	bool new_format;
 };
 
 /* Parses a cache from memory. False, with a one-line reason in err, for
  * anything that is not a well-formed cache; never reads outside buf. */
-bool gt_ldcache_parse(const unsigned char *buf, size_t len, struct gt_ldcache *out, char *err, size_t errcap);
+bool host_ldcache_parse(const unsigned char *buf, size_t len, struct host_ldcache *out, char *err, size_t errcap);
 /* Reads and parses the file (normally "/etc/ld.so.cache"). */
-bool gt_ldcache_read(const char *path, struct gt_ldcache *out, char *err, size_t errcap);
+bool host_ldcache_read(const char *path, struct host_ldcache *out, char *err, size_t errcap);
 /* The entry the loader would take for name on x86-64 (64-bit libc6 entries;
  * the first match in the cache's order), or NULL. */
-const struct gt_ldcache_entry *gt_ldcache_lookup(const struct gt_ldcache *c, const char *name);
-void gt_ldcache_free(struct gt_ldcache *c);
+const struct host_ldcache_entry *host_ldcache_lookup(const struct host_ldcache *c, const char *name);
+void host_ldcache_free(struct host_ldcache *c);
 
 #endif

@@ -214,7 +214,7 @@ static void index_free(struct path_index *ix)
 	free(ix);
 }
 
-void gt_package_cache_free(void)
+void host_package_cache_free(void)
 {
 	struct path_index *ix, *next;
 
@@ -396,7 +396,7 @@ static struct path_index *new_index(const char *manager, const char *root, bool 
 	return ix;
 }
 
-static void fill_package(struct gt_package *out, const char *manager, const struct owner *o)
+static void fill_package(struct host_package *out, const char *manager, const struct owner *o)
 {
 	snprintf(out->manager, sizeof(out->manager), "%s", manager);
 	snprintf(out->name, sizeof(out->name), "%s", o->name);
@@ -844,7 +844,7 @@ static const struct owner *owner_of(owner_fn fn, const char *abs, const char *re
 	return o;
 }
 
-bool gt_package_of(const char *path, struct gt_package *out)
+bool host_package_of(const char *path, struct host_package *out)
 {
 	char abs[PATH_MAX], real[PATH_MAX];
 	const struct owner *pip, *o;

@@ -1,11 +1,11 @@
 /* Which installer put a file on disk (pip, conda or dpkg), from the installers'
- * own file lists. Lists are read once per process and kept until gt_package_cache_free. */
+ * own file lists. Lists are read once per process and kept until host_package_cache_free. */
 #ifndef GPUTRACE_PACKAGE_H
 #define GPUTRACE_PACKAGE_H
 
 #include <stdbool.h>
 
-struct gt_package {
+struct host_package {
 	char manager[8];    /* "pip", "conda", "dpkg", or "" when none */
 	char name[128];     /* e.g. "nvidia-cudnn-cu13", "cudnn", "libcudnn9-cuda-12" */
 	char version[64];   /* e.g. "9.19.0.56" */
@@ -14,7 +14,7 @@ struct gt_package {
 
 /* False when no installer claims the file. The dpkg database is read from
  * $GPUTRACE_DPKG_ROOT (default /var/lib/dpkg), once. */
-bool gt_package_of(const char *path, struct gt_package *out);
-void gt_package_cache_free(void);
+bool host_package_of(const char *path, struct host_package *out);
+void host_package_cache_free(void);
 
 #endif

@@ -203,12 +203,12 @@ static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec 
 	       vec_push_unique(subdirs, strdup("")) && defaults->n > 0;
 }
 
-static struct gt_loader_dirs host_dirs;
+static struct host_loader_dirs host_dirs;
 static pthread_once_t host_dirs_once = PTHREAD_ONCE_INIT;
 
 static void free_vec(struct str_vec *s)
 {
-	gt_free_strings(s->v, s->n);
+	host_free_strings(s->v, s->n);
 	s->v = NULL;
 	s->n = 0;
 }
@@ -235,7 +235,7 @@ static void init_host_dirs(void)
 	free(text);
 }
 
-const struct gt_loader_dirs *gt_loader_dirs(void)
+const struct host_loader_dirs *host_loader_dirs(void)
 {
 	pthread_once(&host_dirs_once, init_host_dirs);
 	return &host_dirs;
@@ -312,7 +312,7 @@ static enum verdict judge(const char *path, struct stat *st, const char **reason
 /* ---- the search ---- */
 
 struct tried {
-	struct gt_candidate c;
+	struct host_candidate c;
 	enum verdict v;
 	dev_t dev;
 	ino_t ino;
@@ -320,7 +320,7 @@ struct tried {
 
 struct search {
 	const char *name;
-	const struct gt_loader_dirs *dirs;
+	const struct host_loader_dirs *dirs;
 	struct tried *t;
 	size_t n;
 	long stop;               /* the first usable or fatal candidate, -1 */
@@ -336,7 +336,7 @@ static bool already_tried(const struct search *s, const char *path)
 }
 
 /* Takes path. A path tried before gives the same answer again: listed once. */
-static bool try_path(struct search *s, char *path, const char *rule, enum verdict *v)
+static bool try_path(struct search *s, char *path, enum gt_rule rule, enum verdict *v)
 {
 	struct tried *grown, *t;
 	const char *reason;
@@ -381,7 +381,7 @@ static char *join_path(const char *dir, const char *sub, const char *name)
 
 /* One folder with each subfolder the loader tries; *ends when open_path would
  * leave the rest of its list (an odd error on the folder itself). */
-static bool try_folder(struct search *s, const char *dir, const char *rule, bool *ends)
+static bool try_folder(struct search *s, const char *dir, enum gt_rule rule, bool *ends)
 {
 	enum verdict v = V_ABSENT;
 
@@ -392,7 +392,7 @@ static bool try_folder(struct search *s, const char *dir, const char *rule, bool
 	return true;
 }
 
-static bool try_list(struct search *s, char *const *dirs, size_t n, const char *rule)
+static bool try_list(struct search *s, char *const *dirs, size_t n, enum gt_rule rule)
 {
 	bool ends = false;
 
@@ -404,13 +404,13 @@ static bool try_list(struct search *s, char *const *dirs, size_t n, const char *
 
 /* An RPATH/RUNPATH/LD_LIBRARY_PATH string, expanded for object, then searched. */
 static bool try_search_path(struct search *s, const char *list, const char *object, bool is_main,
-			    const char *rule)
+			    enum gt_rule rule)
 {
 	char **dirs = NULL;
-	size_t n = gt_expand_search_path(list, object, is_main, &dirs);
+	size_t n = host_expand_search_path(list, object, is_main, &dirs);
 	bool ok = try_list(s, dirs, n, rule);
 
-	gt_free_strings(dirs, n);
+	host_free_strings(dirs, n);
 	return ok;
 }
 
@@ -422,12 +422,12 @@ static bool try_rpaths(struct search *s, const char *requester, const char *cons
 
 	for (size_t i = 0; ok && i <= nloaders; i++) {
 		const char *obj = i == 0 ? requester : loaders[i - 1];
-		struct gt_elf_info info;
+		struct host_elf_info info;
 
-		if (obj && gt_elf_read(obj, &info) && info.rpath && !info.runpath)
-			ok = try_search_path(s, info.rpath, obj, i == nloaders, "rpath");
+		if (obj && host_elf_read(obj, &info) && info.rpath && !info.runpath)
+			ok = try_search_path(s, info.rpath, obj, i == nloaders, GT_RULE_RPATH);
 		if (obj)
-			gt_elf_free(&info);
+			host_elf_free(&info);
 	}
 	return ok;
 }
@@ -442,19 +442,19 @@ static bool try_ld_library_path(struct search *s, const char *llp, const char *m
 		return false;
 	for (p = list; (p = strchr(p, ';')) != NULL; p++)
 		*p = ':';
-	ok = try_search_path(s, list, main_program, true, "ld_library_path");
+	ok = try_search_path(s, list, main_program, true, GT_RULE_LD_LIBRARY_PATH);
 	free(list);
 	return ok;
 }
 
-static bool try_cache_and_defaults(struct search *s, const struct gt_ldcache *cache)
+static bool try_cache_and_defaults(struct search *s, const struct host_ldcache *cache)
 {
-	const struct gt_ldcache_entry *e = cache ? gt_ldcache_lookup(cache, s->name) : NULL;
+	const struct host_ldcache_entry *e = cache ? host_ldcache_lookup(cache, s->name) : NULL;
 	enum verdict v;
 
-	if (e && !try_path(s, strdup(e->path), "ld_so_cache", &v))
+	if (e && !try_path(s, strdup(e->path), GT_RULE_LD_SO_CACHE, &v))
 		return false;
-	return try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, "default");
+	return try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, GT_RULE_DEFAULT);
 }
 
 /* A name with a slash is opened as it is, after $ORIGIN & co. are expanded. */
@@ -465,33 +465,33 @@ static bool try_absolute(struct search *s, const char *requester, bool requester
 	enum verdict v;
 
 	if (strchr(s->name, '$'))
-		n = gt_expand_search_path(s->name, requester, requester_is_main, &dirs);
+		n = host_expand_search_path(s->name, requester, requester_is_main, &dirs);
 	path = strdup(n == 1 ? dirs[0] : s->name);
-	gt_free_strings(dirs, n);
-	return try_path(s, path, "absolute", &v);
+	host_free_strings(dirs, n);
+	return try_path(s, path, GT_RULE_ABSOLUTE, &v);
 }
 
 /* Every candidate, in order, past the winner too (for the shadowed copies). */
 static bool search_all(struct search *s, const char *requester, const char *const *loaders, size_t nloaders,
-		       const struct gt_resolve_env *env)
+		       const struct host_resolve_env *env)
 {
 	const char *main_program = nloaders ? loaders[nloaders - 1] : requester;
-	struct gt_elf_info info;
+	struct host_elf_info info;
 	char *runpath = NULL;
 	bool ok = true;
 
 	if (strchr(s->name, '/'))
 		return try_absolute(s, requester, nloaders == 0);
-	if (requester && gt_elf_read(requester, &info) && info.runpath)
+	if (requester && host_elf_read(requester, &info) && info.runpath)
 		runpath = strdup(info.runpath);
 	if (requester)
-		gt_elf_free(&info);
+		host_elf_free(&info);
 	if (!runpath)
 		ok = try_rpaths(s, requester, loaders, nloaders);
 	if (ok && env->ld_library_path && *env->ld_library_path && !env->secure)
 		ok = try_ld_library_path(s, env->ld_library_path, main_program);
 	if (ok && runpath)
-		ok = try_search_path(s, runpath, requester, nloaders == 0, "runpath");
+		ok = try_search_path(s, runpath, requester, nloaders == 0, GT_RULE_RUNPATH);
 	if (ok)
 		ok = try_cache_and_defaults(s, env->cache);
 	free(runpath);
@@ -505,7 +505,7 @@ static bool same_file(const struct tried *a, const struct tried *b)
 
 /* Usable copies after the point where the loader stopped, each file once
  * (/lib is /usr/lib on merged-/usr systems), the winner's own file left out. */
-static bool collect_shadowed(const struct search *s, struct gt_resolution *out)
+static bool collect_shadowed(const struct search *s, struct host_resolution *out)
 {
 	for (size_t i = (size_t)s->stop + 1; s->stop >= 0 && i < s->n; i++) {
 		const struct tried *t = &s->t[i];
@@ -528,7 +528,7 @@ static bool collect_shadowed(const struct search *s, struct gt_resolution *out)
 }
 
 /* Moves the candidates up to where the loader stopped into out; frees the rest. */
-static bool finish(struct search *s, struct gt_resolution *out)
+static bool finish(struct search *s, struct host_resolution *out)
 {
 	size_t keep = s->stop >= 0 ? (size_t)s->stop + 1 : s->n;
 	bool ok = collect_shadowed(s, out);
@@ -553,10 +553,10 @@ static bool finish(struct search *s, struct gt_resolution *out)
 	return ok;
 }
 
-bool gt_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
-		const struct gt_resolve_env *env, struct gt_resolution *out)
+bool host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		const struct host_resolve_env *env, struct host_resolution *out)
 {
-	static const struct gt_resolve_env no_env;
+	static const struct host_resolve_env no_env;
 	struct search s = { .name = name, .stop = -1 };
 	bool ok;
 
@@ -564,25 +564,25 @@ bool gt_resolve(const char *name, const char *requester, const char *const *load
 	out->winner = -1;
 	if (!env)
 		env = &no_env;
-	s.dirs = env->dirs ? env->dirs : gt_loader_dirs();
+	s.dirs = env->dirs ? env->dirs : host_loader_dirs();
 	out->name = strdup(name);
 	out->requester = requester ? strdup(requester) : NULL;
 	ok = out->name && (!requester || out->requester);
 	if (ok)
 		ok = search_all(&s, requester, loaders, nloaders, env);
 	if (!finish(&s, out) || !ok) {
-		gt_resolution_free(out);
+		host_resolution_free(out);
 		return false;
 	}
 	return true;
 }
 
-void gt_resolution_free(struct gt_resolution *r)
+void host_resolution_free(struct host_resolution *r)
 {
 	for (size_t i = 0; r->cand && i < r->ncand; i++)
 		free(r->cand[i].path);
 	free(r->cand);
-	gt_free_strings(r->shadowed, r->nshadowed);
+	host_free_strings(r->shadowed, r->nshadowed);
 	free(r->name);
 	free(r->requester);
 	memset(r, 0, sizeof(*r));

@@ -10,19 +10,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gputrace/trace_format.h"
 #include "host/ldcache.h"
 
-struct gt_candidate {
+struct host_candidate {
 	char *path;
-	const char *rule;    /* a found_by value: rpath, ld_library_path, runpath, ld_so_cache, default, absolute */
+	enum gt_rule rule;   /* rpath, ld_library_path, runpath, ld_so_cache, default, absolute */
 	bool exists;         /* a file is there */
 	bool usable;         /* ... and the loader would take it (a 64-bit x86-64 ELF shared object) */
 };
 
-struct gt_resolution {
+struct host_resolution {
 	char *name;                    /* what was asked for */
 	char *requester;               /* who asked */
-	struct gt_candidate *cand;     /* in the loader's order, up to and including the winner */
+	struct host_candidate *cand;     /* in the loader's order, up to and including the winner */
 	size_t ncand;
 	long winner;                   /* index into cand, -1 when nothing is found */
 	char **shadowed;               /* usable copies of the name later in the order, never reached */
@@ -34,7 +35,7 @@ struct gt_resolution {
 /* What this host's loader tries: the subfolders of every search folder, best
  * first ("glibc-hwcaps/x86-64-v3", ..., "tls/x86_64/x86_64", ..., "" for the
  * folder itself), and the default folders in order. */
-struct gt_loader_dirs {
+struct host_loader_dirs {
 	const char *const *subdirs;
 	size_t nsubdirs;
 	const char *const *defaults;
@@ -42,17 +43,17 @@ struct gt_loader_dirs {
 	bool from_ldso;                /* read from `ld.so --help`; false: the built-in list */
 };
 
-struct gt_resolve_env {
+struct host_resolve_env {
 	const char *ld_library_path;   /* NULL: not set */
-	const struct gt_ldcache *cache;  /* NULL: no cache */
+	const struct host_ldcache *cache;  /* NULL: no cache */
 	bool secure;                   /* set-user-ID: LD_LIBRARY_PATH ignored */
-	const struct gt_loader_dirs *dirs;  /* NULL: this host's, gt_loader_dirs() */
+	const struct host_loader_dirs *dirs;  /* NULL: this host's, host_loader_dirs() */
 };
 
 /* This host's subfolders and default folders, read once from `ld.so --help`
  * (it knows the CPU's x86-64 levels, AT_PLATFORM and the legacy hwcaps); the
  * glibc 2.36 x86-64 list of a plain x86-64-v3 CPU when it cannot be run. */
-const struct gt_loader_dirs *gt_loader_dirs(void);
+const struct host_loader_dirs *host_loader_dirs(void);
 
 /* Resolves name as asked by requester (a file path, as the loader opened it:
  * its folder is $ORIGIN), whose own loaders (the objects that loaded it, for
@@ -62,8 +63,8 @@ const struct gt_loader_dirs *gt_loader_dirs(void);
  * that is not a loadable ELF ends the search (stop_reason). Not modelled:
  * names already loaded, DF_1_NODEFLIB, $ORIGIN limits of set-user-ID programs.
  * False only on allocation failure. */
-bool gt_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
-		const struct gt_resolve_env *env, struct gt_resolution *out);
-void gt_resolution_free(struct gt_resolution *r);
+bool host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		const struct host_resolve_env *env, struct host_resolution *out);
+void host_resolution_free(struct host_resolution *r);
 
 #endif

@@ -21,15 +21,15 @@
 #define MAX_LINK_HOPS 40
 
 struct walker {
-	struct gt_scan *s;
+	struct host_scan *s;
 	dev_t dev[MAX_VISITED];
 	ino_t ino[MAX_VISITED];
 	int depth[MAX_VISITED];  /* how deep below it the folder was walked */
 	size_t nvisited;
 };
 
-static void problem(struct gt_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(struct gt_scan *s, const char *fmt, ...)
+static void problem(struct host_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct host_scan *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *line;
@@ -44,7 +44,7 @@ static void problem(struct gt_scan *s, const char *fmt, ...)
 	s->problems[s->nproblems++] = line;
 }
 
-static bool seen_copy(const struct gt_scan *s, const char *path)
+static bool seen_copy(const struct host_scan *s, const char *path)
 {
 	size_t i;
 
@@ -116,10 +116,10 @@ static char *link_chain(const char *path, bool *broken)
 	return chain;
 }
 
-static void add_copy(struct gt_scan *s, const char *path, const char *where)
+static void add_copy(struct host_scan *s, const char *path, const char *where)
 {
 	struct gt_family_info fi;
-	struct gt_copy *c;
+	struct host_copy *c;
 	char real[PATH_MAX];
 	bool broken;
 
@@ -139,13 +139,13 @@ static void add_copy(struct gt_scan *s, const char *path, const char *where)
 		c->fi = fi;
 	snprintf(c->version, sizeof(c->version), "%s", c->fi.version);
 	c->version_source = c->version[0] ? "file" : "none";
-	c->has_package = gt_package_of(path, &c->package);
+	c->has_package = host_package_of(path, &c->package);
 	if (c->has_package && !strchr(c->version, '.') && c->package.version[0]) {
 		snprintf(c->version, sizeof(c->version), "%s", c->package.version);
 		c->version_source = "package";
 	}
 	if (c->real_path)
-		gt_elf_read(c->real_path, &c->elf);
+		host_elf_read(c->real_path, &c->elf);
 	c->stub = strcmp(c->fi.component, "cuda") == 0 &&
 		  (strstr(path, "/stubs/") || (c->real_path && strstr(c->real_path, "/stubs/")));
 }
@@ -364,14 +364,14 @@ static const char *cache_path(void)
 	return p && *p ? p : "/etc/ld.so.cache";
 }
 
-static void read_cache(struct gt_scan *s)
+static void read_cache(struct host_scan *s)
 {
-	s->have_cache = gt_ldcache_read(cache_path(), &s->cache, s->cache_error, sizeof(s->cache_error));
+	s->have_cache = host_ldcache_read(cache_path(), &s->cache, s->cache_error, sizeof(s->cache_error));
 	if (!s->have_cache)
 		problem(s, "%s: %s", cache_path(), s->cache_error);
 }
 
-static void scan_cache(struct gt_scan *s, struct walker *w)
+static void scan_cache(struct host_scan *s, struct walker *w)
 {
 	size_t i;
 
@@ -383,7 +383,7 @@ static void scan_cache(struct gt_scan *s, struct walker *w)
 	(void)w;
 }
 
-static void scan_usual_places(struct gt_scan *s, struct walker *w)
+static void scan_usual_places(struct host_scan *s, struct walker *w)
 {
 	static const char *const defaults[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 						"/lib", "/usr/lib", "/lib64", "/usr/lib64", NULL };
@@ -408,7 +408,7 @@ static void scan_usual_places(struct gt_scan *s, struct walker *w)
 	walk_python_on_path(w);
 }
 
-static void mark_cached(struct gt_scan *s)
+static void mark_cached(struct host_scan *s)
 {
 	size_t i, k;
 
@@ -418,7 +418,7 @@ static void mark_cached(struct gt_scan *s)
 				s->copies[i].in_cache = true;
 }
 
-void gt_scan_run(struct gt_scan *s, char *const *roots, int nroots)
+void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 {
 	struct walker *w = calloc(1, sizeof(*w));
 	int i;
@@ -446,7 +446,7 @@ void gt_scan_run(struct gt_scan *s, char *const *roots, int nroots)
 	mark_cached(s);
 }
 
-void gt_scan_free(struct gt_scan *s)
+void host_scan_free(struct host_scan *s)
 {
 	size_t i;
 
@@ -454,14 +454,14 @@ void gt_scan_free(struct gt_scan *s)
 		free(s->copies[i].path);
 		free(s->copies[i].real_path);
 		free(s->copies[i].chain);
-		gt_elf_free(&s->copies[i].elf);
+		host_elf_free(&s->copies[i].elf);
 	}
 	for (i = 0; i < s->nproblems; i++)
 		free(s->problems[i]);
 	free(s->problems);
 	free(s->copies);
 	if (s->have_cache)
-		gt_ldcache_free(&s->cache);
-	gt_package_cache_free();
+		host_ldcache_free(&s->cache);
+	host_package_cache_free();
 	memset(s, 0, sizeof(*s));
 }

@@ -13,7 +13,7 @@
 #include "host/package.h"
 
 /* One CUDA-family file found. */
-struct gt_copy {
+struct host_copy {
 	char *path;               /* as found (may be a symlink) */
 	char *real_path;          /* NULL when the link is broken or loops */
 	char *chain;              /* "a -> b -> c" when path is a symlink */
@@ -22,17 +22,17 @@ struct gt_copy {
 	char version[64];         /* best: file name, then package */
 	const char *version_source;
 	bool has_package;
-	struct gt_package package;
-	struct gt_elf_info elf;   /* class, machine, SONAME */
+	struct host_package package;
+	struct host_elf_info elf;   /* class, machine, SONAME */
 	bool stub;                /* a libcuda stub (the toolkit's link-only copy) */
 	bool in_cache;            /* ld.so.cache names this path */
 };
 
-struct gt_scan {
-	struct gt_copy *copies;
+struct host_scan {
+	struct host_copy *copies;
 	size_t ncopies;
 	size_t nfolders;
-	struct gt_ldcache cache;
+	struct host_ldcache cache;
 	bool have_cache;
 	char cache_error[256];
 	char **problems;          /* unreadable folders and the like: one line each */
@@ -40,7 +40,7 @@ struct gt_scan {
 };
 
 /* Scans the usual places (roots == NULL) or the given roots. */
-void gt_scan_run(struct gt_scan *s, char *const *roots, int nroots);
-void gt_scan_free(struct gt_scan *s);
+void host_scan_run(struct host_scan *s, char *const *roots, int nroots);
+void host_scan_free(struct host_scan *s);
 
 #endif

@@ -13,7 +13,7 @@
 
 #define MAX_DEPTH 6
 
-static bool already_resolved(const struct gt_scan_for *fr, const char *name)
+static bool already_resolved(const struct host_scan_for *fr, const char *name)
 {
 	size_t i;
 
@@ -23,25 +23,25 @@ static bool already_resolved(const struct gt_scan_for *fr, const char *name)
 	return false;
 }
 
-static const char *winner_of(const struct gt_scan_for_item *it)
+static const char *winner_of(const struct host_scan_for_item *it)
 {
 	return it->res.winner >= 0 ? it->res.cand[it->res.winner].path : NULL;
 }
 
-static void resolve_needed(struct gt_scan_for *fr, const char *requester, int depth);
+static void resolve_needed(struct host_scan_for *fr, const char *requester, int depth);
 
 /* Resolves one name asked by requester (loaded by the consumer), and goes on
  * into what the winner needs. */
-static const struct gt_scan_for_item *resolve_one(struct gt_scan_for *fr, const char *name, const char *requester, int depth)
+static const struct host_scan_for_item *resolve_one(struct host_scan_for *fr, const char *name, const char *requester, int depth)
 {
 	const char *loaders[1] = { fr->consumer };
-	struct gt_scan_for_item *it;
+	struct host_scan_for_item *it;
 
-	if (fr->n >= GT_SCAN_FOR_MAX_NAMES || already_resolved(fr, name))
+	if (fr->n >= HOST_SCAN_FOR_MAX_NAMES || already_resolved(fr, name))
 		return NULL;
 	it = &fr->items[fr->n++];
 	it->depth = depth;
-	if (!gt_resolve(name, requester, strcmp(requester, fr->consumer) ? loaders : NULL,
+	if (!host_resolve(name, requester, strcmp(requester, fr->consumer) ? loaders : NULL,
 			strcmp(requester, fr->consumer) ? 1 : 0, &fr->env, &it->res))
 		abort();
 	if (winner_of(it) && depth < MAX_DEPTH)
@@ -51,7 +51,7 @@ static const struct gt_scan_for_item *resolve_one(struct gt_scan_for *fr, const 
 
 /* cuDNN loads its sub-libraries by name, the most specific name first:
  * libcudnn_graph.so.9.19.0, .9.19, .9 (as the traces of real runs show). */
-static void cudnn_sublibraries(struct gt_scan_for *fr, const char *cudnn, const char *version, int depth)
+static void cudnn_sublibraries(struct host_scan_for *fr, const char *cudnn, const char *version, int depth)
 {
 	static const char *const subs9[] = { "graph", "engines_precompiled", "engines_runtime_compiled",
 					     "heuristic", "ops", "cnn", "adv", NULL };
@@ -70,7 +70,7 @@ static void cudnn_sublibraries(struct gt_scan_for *fr, const char *cudnn, const 
 			 dot ? (int)(dot - v) : (int)strlen(v), v);
 		snprintf(names[2], sizeof(names[2]), "libcudnn_%s.so.%d", subs[k], gt_version_major(v));
 		for (j = 0; j < 3; j++) {
-			const struct gt_scan_for_item *it;
+			const struct host_scan_for_item *it;
 
 			if (j && strcmp(names[j], names[j - 1]) == 0)
 				continue;
@@ -81,14 +81,14 @@ static void cudnn_sublibraries(struct gt_scan_for *fr, const char *cudnn, const 
 	}
 }
 
-static void resolve_needed(struct gt_scan_for *fr, const char *requester, int depth)
+static void resolve_needed(struct host_scan_for *fr, const char *requester, int depth)
 {
 	struct gt_family_info fi;
-	struct gt_elf_info elf;
+	struct host_elf_info elf;
 	char real[PATH_MAX];
 	size_t i;
 
-	if (!gt_elf_read(requester, &elf))
+	if (!host_elf_read(requester, &elf))
 		return;
 	for (i = 0; i < elf.nneeded; i++)
 		if (gt_classify(elf.needed[i], &fi))
@@ -98,18 +98,18 @@ static void resolve_needed(struct gt_scan_for *fr, const char *requester, int de
 		resolve_one(fr, "libcuda.so.1", requester, depth + 1);
 	if (gt_classify(requester, &fi) && strcmp(fi.component, "cudnn") == 0 && realpath(requester, real)) {
 		struct gt_family_info rfi;
-		struct gt_package pkg;
+		struct host_package pkg;
 		const char *v = gt_classify(real, &rfi) && strchr(rfi.version, '.') ? rfi.version :
-				gt_package_of(requester, &pkg) ? pkg.version : fi.version;
+				host_package_of(requester, &pkg) ? pkg.version : fi.version;
 
 		cudnn_sublibraries(fr, requester, v, depth);
 	}
-	gt_elf_free(&elf);
+	host_elf_free(&elf);
 }
 
-struct gt_scan_for *gt_scan_for_run(const char *consumer, const struct gt_scan *s)
+struct host_scan_for *host_scan_for_run(const char *consumer, const struct host_scan *s)
 {
-	struct gt_scan_for *fr = calloc(1, sizeof(*fr));
+	struct host_scan_for *fr = calloc(1, sizeof(*fr));
 
 	if (!fr)
 		abort();
@@ -120,11 +120,11 @@ struct gt_scan_for *gt_scan_for_run(const char *consumer, const struct gt_scan *
 	return fr;
 }
 
-void gt_scan_for_free(struct gt_scan_for *fr)
+void host_scan_for_free(struct host_scan_for *fr)
 {
 	size_t i;
 
 	for (i = 0; fr && i < fr->n; i++)
-		gt_resolution_free(&fr->items[i].res);
+		host_resolution_free(&fr->items[i].res);
 	free(fr);
 }

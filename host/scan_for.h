@@ -10,24 +10,24 @@
 #include "host/resolve.h"
 #include "host/scan.h"
 
-#define GT_SCAN_FOR_MAX_NAMES 256
+#define HOST_SCAN_FOR_MAX_NAMES 256
 
 /* One name the consumer needs, and the loader's answer. */
-struct gt_scan_for_item {
-	struct gt_resolution res;
+struct host_scan_for_item {
+	struct host_resolution res;
 	int depth;            /* 0: the consumer's own DT_NEEDED */
 };
 
-struct gt_scan_for {
+struct host_scan_for {
 	const char *consumer;
-	struct gt_resolve_env env;
-	struct gt_scan_for_item items[GT_SCAN_FOR_MAX_NAMES];
+	struct host_resolve_env env;
+	struct host_scan_for_item items[HOST_SCAN_FOR_MAX_NAMES];
 	size_t n;
 };
 
 /* Resolves what consumer needs, with the loader's environment of this
  * process and the ld.so.cache the scan read. The result is malloc'd. */
-struct gt_scan_for *gt_scan_for_run(const char *consumer, const struct gt_scan *s);
-void gt_scan_for_free(struct gt_scan_for *fr);
+struct host_scan_for *host_scan_for_run(const char *consumer, const struct host_scan *s);
+void host_scan_for_free(struct host_scan_for *fr);
 
 #endif

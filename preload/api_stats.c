@@ -51,18 +51,13 @@ static long long held, peak;
 static unsigned long long n_alloc_failed, n_untracked_allocs, n_unknown_frees;
 static bool partial, used;
 
-static const char *const fn_names[] = {
-#define GT_FN_NAME(sym, fam, api, hot) #sym,
-	GT_HOOKED(GT_FN_NAME)
-#undef GT_FN_NAME
-};
 static const enum gt_status_api fn_apis[] = {
 #define GT_FN_API(sym, fam, api, hot) api,
 	GT_HOOKED(GT_FN_API)
 #undef GT_FN_API
 };
 
-const char *gt_hook_status_name(enum gt_hooked_fn fn, int status)
+const char *preload_status_name(enum gt_hooked_fn fn, int status)
 {
 	enum gt_status_api api = fn_apis[fn];
 
@@ -113,7 +108,7 @@ static struct thread_counts *thread_block(void)
 	return my_block;
 }
 
-void api_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes)
+void preload_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes)
 {
 	struct status_slot *s = slot_of(fn, status);
 	struct thread_counts *b;
@@ -134,7 +129,7 @@ void api_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long by
 	b->bytes[fn][s - slots[fn]] += bytes;
 }
 
-unsigned long long api_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
+unsigned long long preload_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
 {
 	struct status_slot *s = slot_of(fn, status);
 
@@ -154,7 +149,7 @@ static size_t alloc_hash(uintptr_t p)
 	return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ULL >> 48) & (ALLOC_SLOTS - 1);
 }
 
-void api_stats_alloc(uintptr_t ptr, unsigned long long size)
+void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
 {
 	size_t h = alloc_hash(ptr), i;
 	long long now, top;
@@ -180,7 +175,7 @@ held:
 		;
 }
 
-void api_stats_free(uintptr_t ptr)
+void preload_stats_free(uintptr_t ptr)
 {
 	size_t h = alloc_hash(ptr), i;
 
@@ -204,17 +199,17 @@ void api_stats_free(uintptr_t ptr)
 	__atomic_fetch_add(&n_unknown_frees, 1, __ATOMIC_RELAXED);
 }
 
-unsigned long long api_stats_alloc_failed(void)
+unsigned long long preload_stats_alloc_failed(void)
 {
 	return __atomic_add_fetch(&n_alloc_failed, 1, __ATOMIC_RELAXED);
 }
 
-bool api_stats_any(void)
+bool preload_stats_any(void)
 {
 	return used;
 }
 
-void api_stats_reset(void)
+void preload_stats_reset(void)
 {
 	if (!used)
 		return;
@@ -246,7 +241,7 @@ static unsigned long long total(int f, int i, bool count)
 }
 
 /* Runs at exit and inside fatal-signal handlers: stack buffers, write(2) only. */
-void api_stats_flush(int fd)
+void preload_stats_flush(int fd)
 {
 	char buf[512];
 	struct jline j;
@@ -263,9 +258,9 @@ void api_stats_flush(int fd)
 				continue;
 			jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALLS));
 			jl_uint(&j, GT_K_TIME, now);
-			jl_str(&j, GT_K_FN, fn_names[f]);
+			jl_str(&j, GT_K_FN, gt_hooked_name(f));
 			jl_int(&j, GT_K_STATUS, s->status);
-			jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name((enum gt_hooked_fn)f, s->status));
+			jl_str(&j, GT_K_STATUS_NAME, preload_status_name((enum gt_hooked_fn)f, s->status));
 			jl_uint(&j, GT_K_COUNT, total(f, i, true));
 			jl_uint(&j, GT_K_BYTES, total(f, i, false));
 			gt_write_all(fd, buf, jl_end(&j));
@@ -273,11 +268,11 @@ void api_stats_flush(int fd)
 	}
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOCS));
 	jl_uint(&j, GT_K_TIME, now);
-	jl_int(&j, "held_bytes", __atomic_load_n(&held, __ATOMIC_RELAXED));
-	jl_int(&j, "peak_bytes", __atomic_load_n(&peak, __ATOMIC_RELAXED));
-	jl_uint(&j, "failed", __atomic_load_n(&n_alloc_failed, __ATOMIC_RELAXED));
-	jl_uint(&j, "untracked", __atomic_load_n(&n_untracked_allocs, __ATOMIC_RELAXED));
-	jl_uint(&j, "unknown_frees", __atomic_load_n(&n_unknown_frees, __ATOMIC_RELAXED));
+	jl_int(&j, GT_K_HELD_BYTES, __atomic_load_n(&held, __ATOMIC_RELAXED));
+	jl_int(&j, GT_K_PEAK_BYTES, __atomic_load_n(&peak, __ATOMIC_RELAXED));
+	jl_uint(&j, GT_K_FAILED, __atomic_load_n(&n_alloc_failed, __ATOMIC_RELAXED));
+	jl_uint(&j, GT_K_UNTRACKED, __atomic_load_n(&n_untracked_allocs, __ATOMIC_RELAXED));
+	jl_uint(&j, GT_K_UNKNOWN_FREES, __atomic_load_n(&n_unknown_frees, __ATOMIC_RELAXED));
 	jl_bool(&j, GT_K_PARTIAL, partial);
 	gt_write_all(fd, buf, jl_end(&j));
 }

@@ -1,7 +1,7 @@
 /* In-memory statistics of intercepted CUDA calls: per function and status the
  * count and bytes, the device bytes held and their peak, failed allocations.
  * Fixed memory, lock-free updates; written to the trace at exit and on fatal
- * signals (api_stats_flush). */
+ * signals (preload_stats_flush). */
 #ifndef GPUTRACE_API_STATS_H
 #define GPUTRACE_API_STATS_H
 
@@ -13,22 +13,22 @@
 
 /* Counts one call; returns how many calls of this function and status there
  * have been so far (1 for the first), or 0 when the table was full. */
-unsigned long long api_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes);
+unsigned long long preload_stats_count(enum gt_hooked_fn fn, int status, unsigned long long bytes);
 /* The same for hot functions, counted per thread; returns nothing (a
  * process-wide ordinal would need a shared counter). */
-void api_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes);
+void preload_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes);
 /* A device allocation that succeeded / a free. */
-void api_stats_alloc(uintptr_t ptr, unsigned long long size);
-void api_stats_free(uintptr_t ptr);
+void preload_stats_alloc(uintptr_t ptr, unsigned long long size);
+void preload_stats_free(uintptr_t ptr);
 /* A failed allocation: returns its number (1 for the first). */
-unsigned long long api_stats_alloc_failed(void);
+unsigned long long preload_stats_alloc_failed(void);
 /* Writes the totals to fd: one "calls" line per function and status, one "allocs". */
-void api_stats_flush(int fd);
+void preload_stats_flush(int fd);
 /* In a child after fork: the parent's calls are not the child's. */
-void api_stats_reset(void);
-bool api_stats_any(void);
+void preload_stats_reset(void);
+bool preload_stats_any(void);
 /* The symbolic name of a hooked function's status (cuDNN: 8.x or 9.x numbering,
  * told apart by range: 8.x codes are below 1000). NULL when unknown. */
-const char *gt_hook_status_name(enum gt_hooked_fn fn, int status);
+const char *preload_status_name(enum gt_hooked_fn fn, int status);
 
 #endif

@@ -23,20 +23,7 @@
 /* The definitions found after ours in the global scope, resolved on first use. */
 static void *next_defs[GT_FN_COUNT];
 
-static const char *const hooked_names[] = {
-#define GT_HOOK_NAME(sym, fam, api, hot) #sym,
-	GT_HOOKED(GT_HOOK_NAME)
-#undef GT_HOOK_NAME
-};
-
-/* Hot functions are only counted: a line per call would cost a write(2). */
-static const bool hooked_hot[] = {
-#define GT_HOOK_HOT(sym, fam, api, hot) hot,
-	GT_HOOKED(GT_HOOK_HOT)
-#undef GT_HOOK_HOT
-};
-
-void *handle_of_loaded(const void *addr)
+void *preload_handle_of_loaded(const void *addr)
 {
 	Dl_info info;
 
@@ -93,15 +80,15 @@ static void *find_real_function(enum gt_hooked_fn fn, const void *caller)
 	void *p;
 	int saved = errno;
 
-	p = dlsym(RTLD_NEXT, hooked_names[fn]);
+	p = dlsym(RTLD_NEXT, gt_hooked_name(fn));
 	if (p) {
 		__atomic_store_n(&next_defs[fn], p, __ATOMIC_RELEASE);
 		goto out;
 	}
 	if (!inside_us(caller) && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		p = lookup_in(info.dli_fname, hooked_names[fn]);
+		p = lookup_in(info.dli_fname, gt_hooked_name(fn));
 	if (!p)
-		p = lookup_in_link_map(hooked_names[fn]);
+		p = lookup_in_link_map(gt_hooked_name(fn));
 out:
 	errno = saved;  /* dlsym and dlopen may set it */
 	return p;
@@ -152,12 +139,12 @@ static void write_call(enum gt_hooked_fn fn, int status, const void *real, const
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_TID, gt_gettid());
-	jl_str(&j, GT_K_FN, hooked_names[fn]);
+	jl_str(&j, GT_K_FN, gt_hooked_name(fn));
 	jl_int(&j, GT_K_STATUS, status);
-	jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name(fn, status));
+	jl_str(&j, GT_K_STATUS_NAME, preload_status_name(fn, status));
 	if (has_value)
-		jl_int(&j, "value", value);
-	jl_str(&j, "reason", reason);
+		jl_int(&j, GT_K_VALUE, value);
+	jl_str(&j, GT_K_REASON, reason);
 	jl_str(&j, GT_K_LIB, lib_path_of(real));
 	gt_write_all(fd, buf, jl_end(&j));
 }
@@ -173,7 +160,7 @@ static void first_call_of(enum gt_hooked_fn fn, const void *real)
 	    __atomic_exchange_n(&first_calls[fn], true, __ATOMIC_ACQ_REL))
 		return;
 	saved = errno;
-	versions_of_library_at(real);
+	preload_versions_of_library_at(real);
 	errno = saved;
 }
 
@@ -186,16 +173,16 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 	int saved = errno;
 
 	preload_arm_flush();
-	if (hooked_hot[fn]) {
-		api_stats_count_hot(fn, status, bytes);
+	if (gt_hooked_is_hot(fn)) {
+		preload_stats_count_hot(fn, status, bytes);
 		first_call_of(fn, real);
 		goto out;
 	}
-	n = api_stats_count(fn, status, bytes);
+	n = preload_stats_count(fn, status, bytes);
 	if (n >= 1 && n <= CALL_EVENTS_PER_STATUS)
 		write_call(fn, status, real, reason, value, has_value);
 	if (n == 1)
-		versions_of_library_at(real);
+		preload_versions_of_library_at(real);
 out:
 	errno = saved;
 }
@@ -208,24 +195,24 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	int fd, saved;
 
 	preload_arm_flush();
-	api_stats_count_hot(fn, status, size);
+	preload_stats_count_hot(fn, status, size);
 	first_call_of(fn, real);
 	if (status == 0 && ptr) {
-		api_stats_alloc((uintptr_t)*ptr, size);
+		preload_stats_alloc((uintptr_t)*ptr, size);
 		return;
 	}
-	n = api_stats_alloc_failed();
+	n = preload_stats_alloc_failed();
 	saved = errno;
 	if (n > ALLOC_FAIL_EVENTS || (fd = preload_fd()) < 0)
 		goto out;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOC_FAIL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_TID, gt_gettid());
-	jl_str(&j, GT_K_FN, hooked_names[fn]);
+	jl_str(&j, GT_K_FN, gt_hooked_name(fn));
 	jl_uint(&j, GT_K_SIZE, size);
 	jl_int(&j, GT_K_STATUS, status);
-	jl_str(&j, GT_K_STATUS_NAME, gt_hook_status_name(fn, status));
-	jl_uint(&j, "nth", n);
+	jl_str(&j, GT_K_STATUS_NAME, preload_status_name(fn, status));
+	jl_uint(&j, GT_K_NTH, n);
 	gt_write_all(fd, buf, jl_end(&j));
 out:
 	errno = saved;
@@ -267,12 +254,12 @@ typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
  * saves and restores it where it happens, off the hot path. */
 #define HOOK_RECORD(stmt)                                 \
 	do {                                              \
-		if (!preload_ready || gt_in_hook)         \
+		if (!preload_ready || preload_in_hook)         \
 			break;                            \
-		outer = gt_in_hook;                       \
-		gt_in_hook = 1;                           \
+		outer = preload_in_hook;                       \
+		preload_in_hook = 1;                           \
 		stmt;                                     \
-		gt_in_hook = outer;                       \
+		preload_in_hook = outer;                       \
 	} while (0)
 
 GT_EXPORT int cudaMalloc(void **ptr, size_t size)
@@ -304,10 +291,10 @@ GT_EXPORT int cudaFree(void *ptr)
 	HOOK_PROLOGUE(cudaFree);
 	status = real(ptr);
 	HOOK_RECORD({
-		api_stats_count_hot(GT_FN_cudaFree, status, 0);
+		preload_stats_count_hot(GT_FN_cudaFree, status, 0);
 		first_call_of(GT_FN_cudaFree, (void *)real);
 		if (status == 0)
-			api_stats_free((uintptr_t)ptr);
+			preload_stats_free((uintptr_t)ptr);
 	});
 	return status;
 }
@@ -317,10 +304,10 @@ GT_EXPORT int cudaFreeAsync(void *ptr, void *stream)
 	HOOK_PROLOGUE(cudaFreeAsync);
 	status = real(ptr, stream);
 	HOOK_RECORD({
-		api_stats_count_hot(GT_FN_cudaFreeAsync, status, 0);
+		preload_stats_count_hot(GT_FN_cudaFreeAsync, status, 0);
 		first_call_of(GT_FN_cudaFreeAsync, (void *)real);
 		if (status == 0)
-			api_stats_free((uintptr_t)ptr);
+			preload_stats_free((uintptr_t)ptr);
 	});
 	return status;
 }
@@ -353,7 +340,7 @@ static const char *cudnn_reason(const void *real, int status, char *buf, size_t 
 	const char *(*error_string)(int);
 	void (*last_error)(char *, size_t);
 	const char *reason = NULL, *opt = getenv("GPUTRACE_CUDNN_REASON");
-	void *h = handle_of_loaded(real);
+	void *h = preload_handle_of_loaded(real);
 
 	buf[0] = 0;
 	if (!h)

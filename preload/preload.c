@@ -20,10 +20,6 @@
 #include "gputrace/trace_format.h"
 #include "preload/preload.h"
 
-struct gt_trace preload_trace = { .fd = -1, .source = "preload" };
-bool preload_ready;
-__thread int gt_in_hook;
-
 static char exit_buf[65536];
 static int flush_armed;
 static int stats_flushed;
@@ -32,17 +28,12 @@ static int stats_flushed;
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 
-int preload_fd(void)
-{
-	return preload_ready ? gt_trace_fd_checked(&preload_trace) : -1;
-}
-
 void preload_flush_stats(int fd)
 {
 	/* Once: a fatal signal during exit must not write the totals twice. */
 	if (__atomic_exchange_n(&stats_flushed, 1, __ATOMIC_ACQ_REL))
 		return;
-	api_stats_flush(fd);
+	preload_stats_flush(fd);
 }
 
 /* The totals are written, then the signal goes on to its default action. */
@@ -57,8 +48,8 @@ static void on_fatal_signal(int sig)
 		jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
 		jl_uint(&j, GT_K_TIME, gt_now_us());
 		jl_int(&j, GT_K_TID, gt_gettid());
-		jl_str(&j, "what", "fatal_signal");
-		jl_int(&j, "signal", sig);
+		jl_str(&j, GT_K_WHAT, GT_NOTE_FATAL_SIGNAL);
+		jl_int(&j, GT_K_SIGNAL, sig);
 		gt_write_all(fd, buf, jl_end(&j));
 	}
 	signal(sig, SIG_DFL);
@@ -83,11 +74,11 @@ static void install_fatal_handlers(void)
 
 static void ask_versions_at_exit(void)
 {
-	int outer = gt_in_hook;
+	int outer = preload_in_hook;
 
-	gt_in_hook = 1;
-	versions_of_loaded_libraries();
-	gt_in_hook = outer;
+	preload_in_hook = 1;
+	preload_versions_of_loaded();
+	preload_in_hook = outer;
 }
 
 /* On the first CUDA call: exit handlers registered now run before those the
@@ -113,7 +104,7 @@ static void after_fork_in_child(void)
 {
 	if (!preload_ready)
 		return;
-	api_stats_reset();
+	preload_stats_reset();
 	stats_flushed = 0;
 	/* Said in the header: a fork child that ends with _exit (as worker
 	 * processes do) leaves no closing line, and that is no crash. */

@@ -4,30 +4,31 @@
 
 #include <stdbool.h>
 
+#include "common/export.h"
 #include "common/trace_file.h"
 
-#define GT_EXPORT __attribute__((visibility("default")))
-
+/* state.c */
 extern struct gt_trace preload_trace;
 /* Tracing is on in this process and the constructor has run. */
 extern bool preload_ready;
 /* Set (saved and restored) while gputrace's own code runs inside a hook, so
  * calls it makes (version queries) are passed through, never recorded. */
-extern __thread int gt_in_hook;
+extern __thread int preload_in_hook;
 
 /* The trace fd of this process, or -1. */
 int preload_fd(void);
-/* First CUDA activity: arm the exit and fatal-signal flushes (once). */
+/* preload.c (start-up, fork, exit). First CUDA activity: arm the exit and
+ * fatal-signal flushes (once). */
 void preload_arm_flush(void);
 /* Writes the call totals (exit, fatal signal). */
 void preload_flush_stats(int fd);
-/* A dlopen handle of the already-loaded object that contains addr, taken with
+/* cuda_hooks.c. A dlopen handle of the already-loaded object that contains addr, taken with
  * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
  * Release it with dlclose. */
-void *handle_of_loaded(const void *addr);
-/* Asks the library that defines `fn_addr` for its version, once per library. */
-void versions_of_library_at(const void *fn_addr);
+void *preload_handle_of_loaded(const void *addr);
+/* versions.c. Asks the library that defines `fn_addr` for its version, once per library. */
+void preload_versions_of_library_at(const void *fn_addr);
 /* Asks every loaded CUDA-family library not asked yet (at exit, where safe). */
-void versions_of_loaded_libraries(void);
+void preload_versions_of_loaded(void);
 
 #endif

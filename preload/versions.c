@@ -85,10 +85,10 @@ static void write_version(const char *lib, const char *fn, long long value, int 
 	jl_str(&j, GT_K_LIB, lib);
 	jl_str(&j, GT_K_FN, fn);
 	if (prop >= 0)
-		jl_int(&j, "property", prop);  /* 0 major, 1 minor, 2 patch */
+		jl_int(&j, GT_K_PROPERTY, prop);  /* 0 major, 1 minor, 2 patch */
 	jl_int(&j, GT_K_STATUS, status);
 	if (status == 0)
-		jl_int(&j, "value", value);
+		jl_int(&j, GT_K_VALUE, value);
 	gt_write_all(fd, buf, jl_end(&j));
 }
 
@@ -143,7 +143,7 @@ static void note_queries(const char *what)
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_str(&j, "what", what);
+	jl_str(&j, GT_K_WHAT, what);
 	jl_int(&j, GT_K_TID, gt_gettid());
 	gt_write_all(fd, buf, jl_end(&j));
 }
@@ -178,16 +178,16 @@ static void ask_library(struct link_map *map)
 	if (!handle)
 		return;
 	driver = component_loaded(map, "cuda");
-	note_queries("gputrace_queries_begin");
+	note_queries(GT_NOTE_QUERIES_BEGIN);
 	for (i = 0; i < sizeof(version_calls) / sizeof(version_calls[0]); i++)
 		if (strcmp(version_calls[i].component, fi.component) == 0 &&
 		    (driver || !version_calls[i].needs_driver))
 			ask(map, handle, &version_calls[i]);
-	note_queries("gputrace_queries_end");
+	note_queries(GT_NOTE_QUERIES_END);
 	dlclose(handle);
 }
 
-void versions_of_library_at(const void *fn_addr)
+void preload_versions_of_library_at(const void *fn_addr)
 {
 	struct link_map *map = NULL;
 	Dl_info info;
@@ -197,13 +197,13 @@ void versions_of_library_at(const void *fn_addr)
 		ask_library(map);
 }
 
-void versions_of_loaded_libraries(void)
+void preload_versions_of_loaded(void)
 {
 	struct link_map *self = NULL, *head, *m;
 	struct gt_family_info fi;
 	Dl_info info;
 
-	if (!dladdr1((void *)versions_of_loaded_libraries, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
+	if (!dladdr1((void *)preload_versions_of_loaded, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
 		return;
 	for (head = self; head->l_prev; head = head->l_prev)
 		;

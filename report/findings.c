@@ -133,7 +133,7 @@ void gt_evidence_lib(json_t *e, const struct gt_lib *l)
 	if (l->version[0])
 		gt_evidence_str(e, "version", l->version);
 	gt_evidence_str(e, "version_source", l->version_source);
-	gt_evidence_str(e, "rule", l->found_by);
+	gt_evidence_str(e, "rule", gt_rule_name_or_null(l->found_by));
 	gt_evidence_str(e, "requester", l->obj->requester);
 }
 
@@ -146,7 +146,7 @@ void gt_evidence_tries(json_t *e, const struct gt_search *s)
 		json_t *t = json_object();
 
 		gt_evidence_str(t, "path", s->tries[i].path);
-		gt_evidence_str(t, "rule", s->tries[i].rule);
+		gt_evidence_str(t, "rule", gt_rule_name_or_null(s->tries[i].rule));
 		json_array_append_new(arr, t);
 	}
 	json_object_set_new(e, "tried", arr);

@@ -4,6 +4,8 @@
  * parse, never a wrong merge. */
 #include "report/fingerprint.h"
 
+#include "gputrace/trace_format.h"
+
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,12 +14,14 @@
 
 /* Keys whose values differ between identical processes. Numbers and short
  * strings only; the whole "env" object is kept but for the rank variables. */
+#define JSON_KEY(name) "\"" name "\":",
 static const char *const volatile_keys[] = {
-	"\"t_us\":", "\"tid\":", "\"pid\":", "\"ppid\":", "\"start_ticks\":", "\"seq\":",
-	"\"search\":", "\"image\":", "\"rank\":", "\"RANK\":", "\"LOCAL_RANK\":",
-	"\"OMPI_COMM_WORLD_RANK\":", "\"PMI_RANK\":", "\"PMIX_RANK\":", "\"SLURM_PROCID\":",
-	"\"host\":", NULL,
+	JSON_KEY(GT_K_TIME) JSON_KEY(GT_K_TID) JSON_KEY(GT_K_PID) JSON_KEY(GT_K_PPID)
+	JSON_KEY(GT_K_START_TICKS) JSON_KEY(GT_K_SEQ) JSON_KEY(GT_K_SEARCH) JSON_KEY(GT_K_IMAGE)
+	JSON_KEY(GT_K_RANK) GT_RANK_VARS(JSON_KEY) JSON_KEY(GT_LOCAL_RANK_VAR) JSON_KEY(GT_K_HOST)
+	NULL,
 };
+#undef JSON_KEY
 
 #define FNV_OFFSET 14695981039346656037ULL
 #define FNV_PRIME 1099511628211ULL

@@ -81,7 +81,7 @@ char *gt_signature(const struct gt_proc_model *m)
 	items = items_new(m->nlibs);
 	for (i = 0; i < m->nlibs; i++)
 		if (asprintf(&items[i], "lib %s %s %s %s", m->libs[i].fi.component, m->libs[i].version,
-			     m->libs[i].obj->path, m->libs[i].found_by ? m->libs[i].found_by : "-") < 0)
+			     m->libs[i].obj->path, m->libs[i].found_by != GT_RULE_NONE ? gt_rule_name(m->libs[i].found_by) : "-") < 0)
 			abort();
 	add_sorted(&b, items, m->nlibs);
 	items = items_new(p->ntotals + p->ncalls + p->nalloc_fails);

@@ -106,16 +106,16 @@ static void choose_version(struct gt_lib *l)
 
 /* RPATH and RUNPATH share one flag in rtld-audit: the requester's dynamic
  * section on disk says which it was (with DT_RUNPATH, DT_RPATH is ignored). */
-static const char *found_by(const struct gt_object *ob)
+static enum gt_rule found_by(const struct gt_object *ob)
 {
-	struct gt_elf_info info;
-	const char *rule = ob->rule;
+	struct host_elf_info info;
+	enum gt_rule rule = ob->rule;
 
-	if (!rule || !ob->requester || (strcmp(rule, "rpath") && strcmp(rule, "runpath")))
+	if (!ob->requester || (rule != GT_RULE_RPATH && rule != GT_RULE_RUNPATH))
 		return rule;
-	if (gt_elf_read(ob->requester, &info)) {
-		rule = info.runpath ? "runpath" : info.rpath ? "rpath" : rule;
-		gt_elf_free(&info);
+	if (host_elf_read(ob->requester, &info)) {
+		rule = info.runpath ? GT_RULE_RUNPATH : info.rpath ? GT_RULE_RPATH : rule;
+		host_elf_free(&info);
 	}
 	return rule;
 }
@@ -132,7 +132,7 @@ static void build_lib(const struct gt_process *p, const struct gt_object *ob, st
 	else
 		snprintf(l->file_version, sizeof(l->file_version), "%s", l->fi.version);
 	api_version_of(p, l);
-	l->has_package = gt_package_of(ob->path, &l->package);
+	l->has_package = host_package_of(ob->path, &l->package);
 	if (l->has_package)
 		snprintf(l->package_version, sizeof(l->package_version), "%s", l->package.version);
 	choose_version(l);

@@ -23,8 +23,8 @@ struct gt_lib {
 	char file_version[32];         /* from the real file name */
 	char package_version[64];
 	bool has_package;
-	struct gt_package package;
-	const char *found_by;          /* a found_by value, or NULL */
+	struct host_package package;
+	enum gt_rule found_by;         /* RPATH told from RUNPATH; GT_RULE_NONE if unknown */
 };
 
 /* One process: its trace and its CUDA libraries. */

@@ -1,4 +1,4 @@
-/* The JSON report: the object documented in DESIGN.md and gputrace(1), for
+/* The JSON report: the object documented in doc/design-notes.md and gputrace-report(1), for
  * scripts. Built with jansson, printed once. */
 #include <string.h>
 
@@ -29,7 +29,7 @@ static json_t *lib_json(const struct gt_lib *l)
 	if (l->package_version[0])
 		json_object_set_new(v, "package", json_string(l->package_version));
 	json_object_set_new(o, "versions", v);
-	json_object_set_new(o, "found_by", str_or_null(l->found_by));
+	json_object_set_new(o, "found_by", str_or_null(gt_rule_name_or_null(l->found_by)));
 	json_object_set_new(o, "requester", json_null());
 	gt_evidence_str(o, "requester", l->obj->requester);
 	json_object_set_new(o, "name", json_null());

@@ -8,14 +8,14 @@
 
 #include "report/scan_report.h"
 
-static void print_for(FILE *f, const struct gt_scan_for *fr)
+static void print_for(FILE *f, const struct host_scan_for *fr)
 {
 	size_t i, k;
 
 	fprintf(f, "\nfor %s, the loader would take:\n", fr->consumer);
 	for (i = 0; i < fr->n; i++) {
-		const struct gt_scan_for_item *it = &fr->items[i];
-		const struct gt_resolution *r = &it->res;
+		const struct host_scan_for_item *it = &fr->items[i];
+		const struct host_resolution *r = &it->res;
 
 		if (r->winner < 0) {
 			/* cuDNN's longer names are expected to miss; say only the real misses */
@@ -25,20 +25,20 @@ static void print_for(FILE *f, const struct gt_scan_for *fr)
 			continue;
 		}
 		fprintf(f, "%*s%s -> %s [%s]\n", 2 * it->depth + 2, "", r->name, r->cand[r->winner].path,
-			r->cand[r->winner].rule);
+			gt_rule_name(r->cand[r->winner].rule));
 		for (k = 0; k < r->nshadowed; k++)
 			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", r->shadowed[k]);
 	}
 }
 
-static json_t *for_json(const struct gt_scan_for *fr)
+static json_t *for_json(const struct host_scan_for *fr)
 {
 	json_t *o = json_object(), *arr = json_array();
 	size_t i, k;
 
 	gt_evidence_str(o, "consumer", fr->consumer);
 	for (i = 0; i < fr->n; i++) {
-		const struct gt_resolution *r = &fr->items[i].res;
+		const struct host_resolution *r = &fr->items[i].res;
 		json_t *x = json_object(), *sh = json_array(), *tried = json_array();
 
 		gt_evidence_str(x, "name", r->name);
@@ -46,13 +46,13 @@ static json_t *for_json(const struct gt_scan_for *fr)
 		json_object_set_new(x, "path", json_null());
 		if (r->winner >= 0) {
 			gt_evidence_str(x, "path", r->cand[r->winner].path);
-			json_object_set_new(x, "rule", json_string(r->cand[r->winner].rule));
+			json_object_set_new(x, "rule", json_string(gt_rule_name(r->cand[r->winner].rule)));
 		}
 		for (k = 0; k < r->ncand; k++) {
 			json_t *t = json_object();
 
 			gt_evidence_str(t, "path", r->cand[k].path);
-			json_object_set_new(t, "rule", json_string(r->cand[k].rule));
+			json_object_set_new(t, "rule", json_string(gt_rule_name(r->cand[k].rule)));
 			json_array_append_new(tried, t);
 		}
 		for (k = 0; k < r->nshadowed; k++)
@@ -65,7 +65,7 @@ static json_t *for_json(const struct gt_scan_for *fr)
 	return o;
 }
 
-static void print_copy(FILE *f, const struct gt_copy *c)
+static void print_copy(FILE *f, const struct host_copy *c)
 {
 	fprintf(f, "  %-30s %-12s %s", c->fi.component, c->version[0] ? c->version : "?", c->chain);
 	fprintf(f, " [%s%s]", c->where, c->in_cache && strcmp(c->where, "ld.so.cache") ? ", ld.so.cache" : "");
@@ -78,7 +78,7 @@ static void print_copy(FILE *f, const struct gt_copy *c)
 
 static int by_component(const void *a, const void *b)
 {
-	const struct gt_copy *x = *(const struct gt_copy *const *)a, *y = *(const struct gt_copy *const *)b;
+	const struct host_copy *x = *(const struct host_copy *const *)a, *y = *(const struct host_copy *const *)b;
 	int c = strcmp(x->fi.family, y->fi.family);
 
 	if (!c)
@@ -86,10 +86,10 @@ static int by_component(const void *a, const void *b)
 	return c ? c : strcmp(x->path, y->path);
 }
 
-void gt_render_scan_text(FILE *f, const struct gt_scan *s, const struct gt_findings *fs,
-			 const struct gt_scan_for *fr)
+void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			 const struct host_scan_for *fr)
 {
-	const struct gt_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
+	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
 	json_t *e;
 	size_t k;
@@ -118,7 +118,7 @@ void gt_render_scan_text(FILE *f, const struct gt_scan *s, const struct gt_findi
 		print_for(f, fr);
 }
 
-static json_t *copy_json(const struct gt_copy *c)
+static json_t *copy_json(const struct host_copy *c)
 {
 	json_t *o = json_object();
 
@@ -152,8 +152,8 @@ static json_t *copy_json(const struct gt_copy *c)
 	return o;
 }
 
-void gt_render_scan_json(FILE *f, const struct gt_scan *s, const struct gt_findings *fs,
-			 const struct gt_scan_for *fr)
+void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			 const struct host_scan_for *fr)
 {
 	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
 	size_t i;

@@ -113,7 +113,7 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 static void print_lib(FILE *f, const struct gt_lib *l)
 {
 	fprintf(f, "    %-30s %-10s %s [%s]", l->fi.component, l->version[0] ? l->version : "?",
-		l->obj->path, l->found_by ? l->found_by : "?");
+		l->obj->path, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
 	if (strcmp(l->version_source, "api") == 0)
 		fprintf(f, " (its own answer)");
 	if (l->has_package)

@@ -12,22 +12,6 @@
 #define RESET "\033[0m"
 #define MAX_DEPTH 32
 
-const char *gt_rule_tag(const char *found_by)
-{
-	static const char *const tags[][2] = {
-		{ "rpath", "[rpath]" },          { "runpath", "[runpath]" },
-		{ "ld_library_path", "[LD_LIBRARY_PATH]" }, { "ld_so_cache", "[ld.so.cache]" },
-		{ "default", "[default]" },      { "absolute", "[absolute]" },
-		{ "already_loaded", "[already loaded]" },
-	};
-	size_t i;
-
-	for (i = 0; found_by && i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (strcmp(found_by, tags[i][0]) == 0)
-			return tags[i][1];
-	return "[?]";
-}
-
 struct tree {
 	FILE *f;
 	const struct gt_proc_model *m;
@@ -78,7 +62,7 @@ static void print_node(struct tree *t, size_t i, int depth)
 	const struct gt_process *p = t->m->proc;
 	const struct gt_object *ob = &p->objects[i];
 	const struct gt_lib *l = lib_of(t->m, ob);
-	bool ll = ob->rule && strcmp(ob->rule, "ld_library_path") == 0;
+	bool ll = ob->rule == GT_RULE_LD_LIBRARY_PATH;
 	size_t k;
 
 	fprintf(t->f, "%*s%s%s%s %s", 2 * depth, "", t->color && l ? (ll ? YELLOW : GREEN) : "",

@@ -58,7 +58,7 @@ static void remember_fingerprint(struct gt_group *g, uint64_t fp)
 /* A trace whose fingerprint a group knows: only its header is read. */
 static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const char *first)
 {
-	json_t *h, *rank;
+	struct gt_identity id;
 	struct gt_member *x;
 	size_t i;
 	int k;
@@ -67,22 +67,16 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
 		for (k = 0; k < r->groups[i]->nfingerprints; k++) {
 			if (r->groups[i]->fingerprints[k] != fp)
 				continue;
-			h = json_loads(first, 0, NULL);
-			if (!json_is_object(h)) {
-				json_decref(h);
+			if (!gt_read_identity(first, &id))
 				return false;
-			}
 			x = new_member(r->groups[i]);
-			x->pid = (long)json_integer_value(json_object_get(h, "pid"));
-			x->ppid = (long)json_integer_value(json_object_get(h, "ppid"));
-			rank = json_object_get(h, "rank");
-			x->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
-			x->host = strdup(json_string_value(json_object_get(h, "host")) ?
-					 json_string_value(json_object_get(h, "host")) : "?");
+			x->pid = id.pid;
+			x->ppid = id.ppid;
+			x->rank = id.rank;
+			x->host = id.host ? id.host : strdup("?");
 			x->file = strdup(path);
 			if (!x->host || !x->file)
 				abort();
-			json_decref(h);
 			r->nprocs++;
 			return true;
 		}
@@ -190,7 +184,7 @@ void gt_report_free(struct gt_report *r)
 	for (i = 0; i < r->ngroups; i++)
 		group_free(r->groups[i]);
 	free(r->groups);
-	gt_package_cache_free();
+	host_package_cache_free();
 	memset(r, 0, sizeof(*r));
 }
 

@@ -61,8 +61,6 @@ void gt_render_json(FILE *f, const struct gt_report *r);
 /* One finding as the text report shows it: summary, evidence, cause, fix. */
 void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color);
 
-/* The "found_by" value as the tree's tag: [LD_LIBRARY_PATH], [ld.so.cache] ... */
-const char *gt_rule_tag(const char *found_by);
 /* How the process ended, in words. */
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap);
 

@@ -11,15 +11,15 @@
 #include "report/findings.h"
 
 /* The scan's findings, added to out (scan_rules.c). */
-void gt_scan_judge(const struct gt_scan *s, struct gt_findings *out);
+void gt_scan_judge(const struct host_scan *s, struct gt_findings *out);
 /* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path. */
-void gt_scan_for_judge(const struct gt_scan_for *fr, struct gt_findings *out);
+void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out);
 
 /* The listing, the findings, the notes, then --for's choices (fr may be NULL). */
-void gt_render_scan_text(FILE *f, const struct gt_scan *s, const struct gt_findings *fs,
-			 const struct gt_scan_for *fr);
-void gt_render_scan_json(FILE *f, const struct gt_scan *s, const struct gt_findings *fs,
-			 const struct gt_scan_for *fr);
+void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			 const struct host_scan_for *fr);
+void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			 const struct host_scan_for *fr);
 /* 1 when an error-level finding is present, else 0. */
 int gt_scan_status(const struct gt_findings *fs);
 

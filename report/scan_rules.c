@@ -13,21 +13,21 @@
 #include "report/scan_report.h"
 
 /* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
-static bool default_search(const struct gt_copy *c)
+static bool default_search(const struct host_copy *c)
 {
 	return strcmp(c->where, "ld.so.cache") == 0 || strcmp(c->where, "LD_LIBRARY_PATH") == 0 ||
 	       strcmp(c->where, "ld.so.conf") == 0 || strcmp(c->where, "default") == 0 || c->in_cache;
 }
 
 /* The name the loader knows a copy by: its SONAME, else its file name. */
-static const char *load_name(const struct gt_copy *c)
+static const char *load_name(const struct host_copy *c)
 {
 	const char *base = strrchr(c->path, '/');
 
 	return c->elf.ok && c->elf.soname ? c->elf.soname : (base ? base + 1 : c->path);
 }
 
-static json_t *copy_evidence(struct gt_finding *f, const struct gt_copy *c, const char *fmt_what)
+static json_t *copy_evidence(struct gt_finding *f, const struct host_copy *c, const char *fmt_what)
 {
 	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s%s%s%s", fmt_what, c->path, c->version, c->where,
 				    c->has_package ? " " : "", c->has_package ? c->package.manager : "",
@@ -45,19 +45,19 @@ static json_t *copy_evidence(struct gt_finding *f, const struct gt_copy *c, cons
 	return e;
 }
 
-static bool same_file(const struct gt_copy *a, const struct gt_copy *b)
+static bool same_file(const struct host_copy *a, const struct host_copy *b)
 {
 	return a->real_path && b->real_path && strcmp(a->real_path, b->real_path) == 0;
 }
 
 /* Two files under one SONAME: which one a program gets depends on its search. */
-static void duplicates(const struct gt_scan *s, struct gt_findings *out)
+static void duplicates(const struct host_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i, k, j;
 
 	for (i = 0; i < s->ncopies; i++) {
-		const struct gt_copy *a = &s->copies[i];
+		const struct host_copy *a = &s->copies[i];
 		bool visible = default_search(a), first = true;
 
 		if (!a->real_path || !a->elf.ok)
@@ -69,7 +69,7 @@ static void duplicates(const struct gt_scan *s, struct gt_findings *out)
 			continue;
 		f = NULL;
 		for (k = i + 1; k < s->ncopies; k++) {
-			const struct gt_copy *b = &s->copies[k];
+			const struct host_copy *b = &s->copies[k];
 			bool already = false;
 
 			if (!b->real_path || strcmp(load_name(a), load_name(b)) != 0 || same_file(a, b))
@@ -97,21 +97,21 @@ static void duplicates(const struct gt_scan *s, struct gt_findings *out)
 
 /* A copy in an LD_LIBRARY_PATH folder hides the ld.so.cache one from every
  * program whose own RUNPATH does not name it first. */
-static void shadowed(const struct gt_scan *s, struct gt_findings *out)
+static void shadowed(const struct host_scan *s, struct gt_findings *out)
 {
-	const struct gt_ldcache_entry *ce;
+	const struct host_ldcache_entry *ce;
 	struct gt_finding *f;
 	char fix[2 * PATH_MAX];
 	size_t i, k;
 
 	for (i = 0; s->have_cache && i < s->ncopies; i++) {
-		const struct gt_copy *c = &s->copies[i];
+		const struct host_copy *c = &s->copies[i];
 
 		/* the loader skips what it cannot load: only a loadable copy hides another */
 		if (strcmp(c->where, "LD_LIBRARY_PATH") != 0 || !c->real_path || !c->elf.ok ||
 		    c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64)
 			continue;
-		ce = gt_ldcache_lookup(&s->cache, load_name(c));
+		ce = host_ldcache_lookup(&s->cache, load_name(c));
 		if (!ce)
 			continue;
 		for (k = 0; k < s->ncopies; k++)
@@ -129,13 +129,13 @@ static void shadowed(const struct gt_scan *s, struct gt_findings *out)
 	}
 }
 
-static void stubs(const struct gt_scan *s, struct gt_findings *out)
+static void stubs(const struct host_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i;
 
 	for (i = 0; i < s->ncopies; i++) {
-		const struct gt_copy *c = &s->copies[i];
+		const struct host_copy *c = &s->copies[i];
 
 		if (!c->stub || !default_search(c))
 			continue;
@@ -162,14 +162,14 @@ static void folder_of(const char *path, char *out, size_t cap)
 
 /* cuDNN or cuBLAS parts of different versions in one folder: one finding per
  * folder and family. */
-static void mixed(const struct gt_scan *s, struct gt_findings *out)
+static void mixed(const struct host_scan *s, struct gt_findings *out)
 {
 	char dir_i[PATH_MAX], dir_k[PATH_MAX], vi[32], vk[32];
 	struct gt_finding *f;
 	size_t i, k, j;
 
 	for (i = 0; i < s->ncopies; i++) {
-		const struct gt_copy *a = &s->copies[i];
+		const struct host_copy *a = &s->copies[i];
 		bool done = false;
 
 		if (strcmp(a->fi.family, "cudnn") && strcmp(a->fi.family, "cublas"))
@@ -183,7 +183,7 @@ static void mixed(const struct gt_scan *s, struct gt_findings *out)
 			continue;
 		gt_version_key(a->version, vi, sizeof(vi));
 		for (k = i + 1; k < s->ncopies; k++) {
-			const struct gt_copy *b = &s->copies[k];
+			const struct host_copy *b = &s->copies[k];
 
 			folder_of(b->path, dir_k, sizeof(dir_k));
 			gt_version_key(b->version, vk, sizeof(vk));
@@ -202,13 +202,13 @@ static void mixed(const struct gt_scan *s, struct gt_findings *out)
 	}
 }
 
-static void refused(const struct gt_scan *s, struct gt_findings *out)
+static void refused(const struct host_scan *s, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i;
 
 	for (i = 0; i < s->ncopies; i++) {
-		const struct gt_copy *c = &s->copies[i];
+		const struct host_copy *c = &s->copies[i];
 
 		if (!c->real_path) {
 			f = gt_finding_add(out, "broken-symlink", GT_SEV_WARNING, NULL,
@@ -235,7 +235,7 @@ static void refused(const struct gt_scan *s, struct gt_findings *out)
 	}
 }
 
-void gt_scan_judge(const struct gt_scan *s, struct gt_findings *out)
+void gt_scan_judge(const struct host_scan *s, struct gt_findings *out)
 {
 	stubs(s, out);
 	mixed(s, out);
@@ -246,15 +246,15 @@ void gt_scan_judge(const struct gt_scan *s, struct gt_findings *out)
 
 /* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
  * path is the leftover-library case of the report, seen before the crash. */
-void gt_scan_for_judge(const struct gt_scan_for *fr, struct gt_findings *out)
+void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i, k;
 
 	for (i = 0; i < fr->n; i++) {
-		const struct gt_resolution *r = &fr->items[i].res;
+		const struct host_resolution *r = &fr->items[i].res;
 
-		if (r->winner < 0 || !r->nshadowed || strcmp(r->cand[r->winner].rule, "ld_library_path"))
+		if (r->winner < 0 || !r->nshadowed || r->cand[r->winner].rule != GT_RULE_LD_LIBRARY_PATH)
 			continue;
 		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL,
 				   "Remove that folder from LD_LIBRARY_PATH for this program, or delete the "

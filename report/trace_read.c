@@ -59,6 +59,14 @@ static char *field(json_t *o, const char *key)
 	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
 }
 
+/* The "rule" of a line, named by the contract's table. */
+static enum gt_rule rule_field(json_t *o)
+{
+	json_t *v = json_object_get(o, GT_K_RULE);
+
+	return json_is_string(v) ? gt_rule_from_name(json_string_value(v)) : GT_RULE_NONE;
+}
+
 static struct gt_search *find_search(struct gt_process *p, unsigned long seq)
 {
 	size_t i;
@@ -69,13 +77,40 @@ static struct gt_search *find_search(struct gt_process *p, unsigned long seq)
 	return NULL;
 }
 
+/* Who wrote a header: the one reading of it, for a full parse and for a
+ * trace that only joins a known group (gt_read_identity). */
+static void identity_of(json_t *o, struct gt_identity *id)
+{
+	json_t *rank = json_object_get(o, GT_K_RANK), *size = json_object_get(o, GT_K_WORLD_SIZE);
+
+	id->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
+	id->ppid = (long)json_integer_value(json_object_get(o, GT_K_PPID));
+	id->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
+	id->world_size = json_is_integer(size) ? (long)json_integer_value(size) : -1;
+	id->host = field(o, GT_K_HOST);
+}
+
+bool gt_read_identity(const char *header_line, struct gt_identity *id)
+{
+	json_t *h = json_loads(header_line, 0, NULL);
+
+	memset(id, 0, sizeof(*id));
+	if (!json_is_object(h)) {
+		json_decref(h);
+		return false;
+	}
+	identity_of(h, id);
+	json_decref(h);
+	return true;
+}
+
 /* The identity of the process: from the header of its latest program image,
  * since after an exec (a shell wrapper, mpirun's fork stage) the program that
  * ran is the last one. */
 static void take_identity(struct gt_process *p, json_t *o)
 {
-	json_t *argv = json_object_get(o, "argv"), *v, *rank = json_object_get(o, "rank");
-	json_t *size = json_object_get(o, "world_size");
+	json_t *argv = json_object_get(o, GT_K_ARGV), *v;
+	struct gt_identity id;
 	size_t i;
 
 	free(p->exe);
@@ -86,13 +121,14 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->argv = NULL;
 	p->argc = 0;
 	json_decref(p->env);
-	p->env = json_incref(json_object_get(o, "env"));
-	p->pid = (long)json_integer_value(json_object_get(o, GT_K_PID));
-	p->ppid = (long)json_integer_value(json_object_get(o, "ppid"));
-	p->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
-	p->world_size = json_is_integer(size) ? (long)json_integer_value(size) : -1;
-	p->host = field(o, "host");
-	p->exe = field(o, "exe");
+	p->env = json_incref(json_object_get(o, GT_K_ENV));
+	identity_of(o, &id);
+	p->pid = id.pid;
+	p->ppid = id.ppid;
+	p->rank = id.rank;
+	p->world_size = id.world_size;
+	p->host = id.host;
+	p->exe = field(o, GT_K_EXE);
 	json_array_foreach(argv, i, v) {
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
 		p->argv[p->argc++] = xstrdup(json_string_value(v));
@@ -102,7 +138,7 @@ static void take_identity(struct gt_process *p, json_t *o)
 static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 {
 	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
-	const char *image = json_string_value(json_object_get(o, "image"));
+	const char *image = json_string_value(json_object_get(o, GT_K_IMAGE));
 	bool new_image = !*seen_header || (image && strcmp(image, p->image) != 0);
 
 	/* Both halves write a header per image; a new image id is an exec. */
@@ -113,11 +149,11 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 	}
 	if (image)
 		snprintf(p->image, sizeof(p->image), "%s", image);
-	if (src && strcmp(src, "audit") == 0)
+	if (src && strcmp(src, GT_SOURCE_AUDIT) == 0)
 		p->audit_seen = true;
 	/* Either half may open a fork child's file first; the preload half's
 	 * header says "fork". Only the first image counts. */
-	if (p->images == 1 && json_is_true(json_object_get(o, "fork")))
+	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))
 		p->forked = true;
 	*seen_header = true;
 }
@@ -144,7 +180,7 @@ static void take_tries(struct gt_search *s, json_t *o)
 	json_array_foreach(tries, i, t) {
 		s->tries = grow(s->tries, s->ntries, sizeof(*s->tries));
 		s->tries[s->ntries].path = field(t, GT_K_PATH);
-		s->tries[s->ntries++].rule = field(t, GT_K_RULE);
+		s->tries[s->ntries++].rule = rule_field(t);
 	}
 }
 
@@ -155,6 +191,7 @@ static struct gt_object *add_object(struct gt_process *p, json_t *o)
 	p->objects = grow(p->objects, p->nobjects, sizeof(*ob));
 	ob = &p->objects[p->nobjects++];
 	memset(ob, 0, sizeof(*ob));
+	ob->rule = GT_RULE_NONE;
 	ob->path = field(o, GT_K_PATH);
 	ob->ns = (long)json_integer_value(json_object_get(o, GT_K_NS));
 	return ob;
@@ -167,15 +204,15 @@ static void on_open(struct gt_process *p, json_t *o)
 	struct gt_search *s = json_is_integer(seq) ? find_search(p, (unsigned long)json_integer_value(seq)) : NULL;
 
 	ob->soname = field(o, GT_K_SONAME);
-	ob->cudart_static = json_is_true(json_object_get(o, "cudart_static"));
-	ob->main = json_is_true(json_object_get(o, "main"));
+	ob->cudart_static = json_is_true(json_object_get(o, GT_K_CUDART_STATIC));
+	ob->main = json_is_true(json_object_get(o, GT_K_MAIN));
 	ob->name = field(o, GT_K_NAME);
-	ob->rule = field(o, GT_K_RULE);
+	ob->rule = rule_field(o);
 	if (s) {
 		take_tries(s, o);
 		ob->requester = xstrdup(s->requester);
 		free(s->result);
-		s->result = xstrdup("found");
+		s->result = xstrdup(GT_RESULT_FOUND);
 		s->path = xstrdup(ob->path);
 	}
 }
@@ -234,10 +271,10 @@ static void on_call(struct gt_process *p, json_t *o)
 	c->fn = field(o, GT_K_FN);
 	c->status = int_of(o, GT_K_STATUS);
 	c->status_name = field(o, GT_K_STATUS_NAME);
-	c->reason = field(o, "reason");
+	c->reason = field(o, GT_K_REASON);
 	c->lib = field(o, GT_K_LIB);
-	c->has_value = json_is_integer(json_object_get(o, "value"));
-	c->value = json_integer_value(json_object_get(o, "value"));
+	c->has_value = json_is_integer(json_object_get(o, GT_K_VALUE));
+	c->value = json_integer_value(json_object_get(o, GT_K_VALUE));
 }
 
 static void on_totals(struct gt_process *p, json_t *o)
@@ -273,95 +310,95 @@ static void on_version(struct gt_process *p, json_t *o)
 	v = &p->versions[p->nversions++];
 	v->lib = field(o, GT_K_LIB);
 	v->fn = field(o, GT_K_FN);
-	v->property = json_is_integer(json_object_get(o, "property")) ? int_of(o, "property") : -1;
+	v->property = json_is_integer(json_object_get(o, GT_K_PROPERTY)) ? int_of(o, GT_K_PROPERTY) : -1;
 	v->status = int_of(o, GT_K_STATUS);
-	v->value = json_integer_value(json_object_get(o, "value"));
+	v->value = json_integer_value(json_object_get(o, GT_K_VALUE));
 }
 
 static void on_allocs(struct gt_process *p, json_t *o)
 {
 	p->has_allocs = true;
-	p->peak_bytes = json_integer_value(json_object_get(o, "peak_bytes"));
-	p->held_bytes = json_integer_value(json_object_get(o, "held_bytes"));
-	p->failed_allocs = (unsigned long long)json_integer_value(json_object_get(o, "failed"));
+	p->peak_bytes = json_integer_value(json_object_get(o, GT_K_PEAK_BYTES));
+	p->held_bytes = json_integer_value(json_object_get(o, GT_K_HELD_BYTES));
+	p->failed_allocs = (unsigned long long)json_integer_value(json_object_get(o, GT_K_FAILED));
 	p->partial |= json_is_true(json_object_get(o, GT_K_PARTIAL));
 }
 
 static void on_note(struct gt_process *p, json_t *o)
 {
-	const char *what = json_string_value(json_object_get(o, "what"));
+	const char *what = json_string_value(json_object_get(o, GT_K_WHAT));
 
 	if (!what)
 		return;
-	if (strcmp(what, "gputrace_queries_begin") == 0)
+	if (strcmp(what, GT_NOTE_QUERIES_BEGIN) == 0)
 		p->in_queries = true;
-	else if (strcmp(what, "gputrace_queries_end") == 0)
+	else if (strcmp(what, GT_NOTE_QUERIES_END) == 0)
 		p->in_queries = false;
-	else if (strcmp(what, "fatal_signal") == 0)
-		p->fatal_signal = int_of(o, "signal");
+	else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
+		p->fatal_signal = int_of(o, GT_K_SIGNAL);
 }
 
 /* Written by the launcher after the process it started ended. */
 static void on_reaped(struct gt_process *p, json_t *o)
 {
 	p->reaped = true;
-	p->exit_status = int_of(o, "exit_status");
-	p->reaped_signal = int_of(o, "signal");
+	p->exit_status = int_of(o, GT_K_EXIT_STATUS);
+	p->reaped_signal = int_of(o, GT_K_SIGNAL);
 }
 
+/* A header checked: this format, this version. */
+static bool header_ok(json_t *o, const char **why)
+{
+	const char *fmt = json_string_value(json_object_get(o, GT_K_FORMAT));
+
+	if (!fmt || strcmp(fmt, GT_FORMAT_NAME) != 0) {
+		*why = "not a gputrace trace (format)";
+		return false;
+	}
+	if (json_integer_value(json_object_get(o, GT_K_VERSION)) != GT_FORMAT_VERSION) {
+		*why = "trace format version not supported by this gputrace";
+		return false;
+	}
+	return true;
+}
+
+/* One line, dispatched on its event by the contract's table. */
 static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const char **why)
 {
-	const char *ev = json_string_value(json_object_get(o, GT_K_EV));
+	const char *name = json_string_value(json_object_get(o, GT_K_EV));
+	enum gt_event ev = gt_event_from_name(name);
 
-	if (!ev) {
+	if (!name) {
 		*why = "no \"ev\" key";
 		return false;
 	}
-	if (!*seen_header && strcmp(ev, "header") != 0) {
+	if (!*seen_header && ev != GT_EV_HEADER) {
 		*why = "the first line is not a gputrace header";
 		return false;
 	}
-	if (strcmp(ev, "header") == 0) {
-		const char *fmt = json_string_value(json_object_get(o, "format"));
-		json_int_t ver = json_integer_value(json_object_get(o, "version"));
-
-		if (!fmt || strcmp(fmt, GT_FORMAT_NAME) != 0) {
-			*why = "not a gputrace trace (format)";
+	switch (ev) {
+	case GT_EV_HEADER:
+		if (!header_ok(o, why))
 			return false;
-		}
-		if (ver != GT_FORMAT_VERSION) {
-			*why = "trace format version not supported by this gputrace";
-			return false;
-		}
 		on_header(p, o, seen_header);
-	} else if (strcmp(ev, "search") == 0) {
-		on_search(p, o);
-	} else if (strcmp(ev, "open") == 0) {
-		on_open(p, o);
-	} else if (strcmp(ev, "search_end") == 0) {
-		on_search_end(p, o);
-	} else if (strcmp(ev, "close") == 0) {
-		on_close(p, o);
-	} else if (strcmp(ev, "linkmap") == 0) {
-		on_linkmap(p, o);
-	} else if (strcmp(ev, "end") == 0) {
-		p->clean_end = true;
-	} else if (strcmp(ev, "call") == 0) {
-		on_call(p, o);
-	} else if (strcmp(ev, "calls") == 0) {
-		on_totals(p, o);
-	} else if (strcmp(ev, "alloc_fail") == 0) {
-		on_alloc_fail(p, o);
-	} else if (strcmp(ev, "version") == 0) {
-		on_version(p, o);
-	} else if (strcmp(ev, "allocs") == 0) {
-		on_allocs(p, o);
-	} else if (strcmp(ev, "note") == 0) {
-		on_note(p, o);
-	} else if (strcmp(ev, "reaped") == 0) {
-		on_reaped(p, o);
+		break;
+	case GT_EV_SEARCH: on_search(p, o); break;
+	case GT_EV_OPEN: on_open(p, o); break;
+	case GT_EV_SEARCH_END: on_search_end(p, o); break;
+	case GT_EV_CLOSE: on_close(p, o); break;
+	case GT_EV_LINKMAP: on_linkmap(p, o); break;
+	case GT_EV_END: p->clean_end = true; break;
+	case GT_EV_CALL: on_call(p, o); break;
+	case GT_EV_CALLS: on_totals(p, o); break;
+	case GT_EV_ALLOC_FAIL: on_alloc_fail(p, o); break;
+	case GT_EV_VERSION: on_version(p, o); break;
+	case GT_EV_ALLOCS: on_allocs(p, o); break;
+	case GT_EV_NOTE: on_note(p, o); break;
+	case GT_EV_REAPED: on_reaped(p, o); break;
+	case GT_EV_COUNT:
+		/* Unknown events are skipped: newer writers may add kinds. */
+		break;
 	}
-	/* Unknown events are skipped: newer writers may add kinds. */
 	return true;
 }
 
@@ -432,14 +469,12 @@ void gt_process_free(struct gt_process *p)
 		free(p->objects[i].soname);
 		free(p->objects[i].name);
 		free(p->objects[i].requester);
-		free(p->objects[i].rule);
 	}
 	for (i = 0; i < p->nsearches; i++) {
 		struct gt_search *s = &p->searches[i];
 
 		for (k = 0; k < s->ntries; k++) {
 			free(s->tries[k].path);
-			free(s->tries[k].rule);
 		}
 		free(s->tries);
 		free(s->name);

@@ -6,10 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gputrace/trace_format.h"
+
 /* One candidate path the loader tried. */
 struct gt_try {
 	char *path;
-	char *rule;
+	enum gt_rule rule;
 };
 
 /* One search of the loader: a name, who asked, what it tried, how it ended. */
@@ -65,7 +67,7 @@ struct gt_object {
 	char *soname;
 	char *name;           /* the name that was searched for, if a search led here */
 	char *requester;
-	char *rule;           /* a found_by value of the contract, or NULL */
+	enum gt_rule rule;    /* as the trace says; GT_RULE_NONE when it says none */
 	long ns;
 	bool closed;          /* unmapped by dlclose */
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
@@ -108,6 +110,15 @@ struct gt_process {
 	bool in_queries;      /* parsing state: inside gputrace's own version calls */
 	char image[24];       /* parsing state: the image of the last header */
 };
+
+/* Who a process is, as its header says (host malloc'd; -1: no rank). */
+struct gt_identity {
+	long pid, ppid, rank, world_size;
+	char *host;
+};
+
+/* Reads the identity from one header line (the first line of a trace). */
+bool gt_read_identity(const char *header_line, struct gt_identity *id);
 
 /* The value of an environment variable recorded in the header, or NULL. */
 const char *gt_process_env(const struct gt_process *p, const char *name);

@@ -56,30 +56,50 @@ enum gt_hooked_fn {
 	GT_FN_COUNT
 };
 
-/* Search rules: why the loader tried a candidate path. The JSON names are the
- * `found_by` values of the report's contract (../shared/DESIGN.md).
- * X(enum suffix, JSON name) */
-#define GT_RULES(X)                         \
-	X(UNKNOWN, "unknown")               \
-	X(RPATH, "rpath")                   \
-	X(RUNPATH, "runpath")               \
-	X(LD_LIBRARY_PATH, "ld_library_path") \
-	X(LD_SO_CACHE, "ld_so_cache")       \
-	X(DEFAULT, "default")               \
-	X(ABSOLUTE, "absolute")             \
-	X(ALREADY_LOADED, "already_loaded") \
-	X(SECURE, "secure")
+/* The variables a launcher sets for each process of a parallel job, the one
+ * list the trace file's name, its header, the command and the report's
+ * fingerprints all read. Rank variables in order of precedence: torchrun's
+ * RANK is a worker's global rank even under srun or mpirun. X(name) */
+#define GT_RANK_VARS(X) X("RANK") X("OMPI_COMM_WORLD_RANK") X("PMIX_RANK") X("PMI_RANK") X("SLURM_PROCID")
+#define GT_WORLD_SIZE_VARS(X) X("WORLD_SIZE") X("OMPI_COMM_WORLD_SIZE") X("PMI_SIZE") X("SLURM_NTASKS")
+/* A process's rank on its node: recorded, and like the rank it says who a
+ * process is, not what it did. */
+#define GT_LOCAL_RANK_VAR "LOCAL_RANK"
+#define GT_LOCAL_WORLD_SIZE_VAR "LOCAL_WORLD_SIZE"
 
+/* The switch that turns gputrace off for a command and its children:
+ * set, not empty and not "0" (gt_disabled in common/trace_file.h). */
+#define GT_DISABLE_VAR "GPUTRACE_DISABLE"
+
+/* Search rules: why the loader tried a candidate path. The JSON names are the
+ * `found_by` values of the report's contract (doc/design-notes.md); the tags
+ * are how the tree view shows them. X(enum suffix, JSON name, tree tag) */
+#define GT_RULES(X)                                               \
+	X(UNKNOWN, "unknown", "[?]")                              \
+	X(RPATH, "rpath", "[rpath]")                              \
+	X(RUNPATH, "runpath", "[runpath]")                        \
+	X(LD_LIBRARY_PATH, "ld_library_path", "[LD_LIBRARY_PATH]") \
+	X(LD_SO_CACHE, "ld_so_cache", "[ld.so.cache]")            \
+	X(DEFAULT, "default", "[default]")                        \
+	X(ABSOLUTE, "absolute", "[absolute]")                     \
+	X(ALREADY_LOADED, "already_loaded", "[already loaded]")   \
+	X(SECURE, "secure", "[?]")
+
+/* The model holds rules as this enum; names appear only where a trace is
+ * read and where a report is written. GT_RULE_NONE: no rule recorded. */
 enum gt_rule {
-#define GT_RULE_ENUM(sym, name) GT_RULE_##sym,
+#define GT_RULE_ENUM(sym, name, tag) GT_RULE_##sym,
 	GT_RULES(GT_RULE_ENUM)
 #undef GT_RULE_ENUM
-	GT_RULE_COUNT
+	GT_RULE_COUNT,
+	GT_RULE_NONE = GT_RULE_COUNT
 };
 
 /* Results of a search that mapped nothing new (the "result" of search_end). */
 #define GT_RESULT_NOT_FOUND "not_found"
 #define GT_RESULT_ALREADY_LOADED "already_loaded"
+/* The reader's own result for a search that an "open" concluded. */
+#define GT_RESULT_FOUND "found"
 
 /* Keys used in events. Kept here so writer and reader spell them alike. */
 #define GT_K_EV "ev"
@@ -105,12 +125,62 @@ enum gt_rule {
 #define GT_K_SIZE "size"
 #define GT_K_LIB "lib"        /* the library file that answered */
 #define GT_K_PARTIAL "partial" /* a fixed table filled up: totals are lower bounds */
+#define GT_K_FORMAT "format"        /* header: GT_FORMAT_NAME */
+#define GT_K_VERSION "version"      /* header: GT_FORMAT_VERSION */
+#define GT_K_PPID "ppid"            /* header */
+#define GT_K_HOST "host"            /* header: the node name or $GPUTRACE_HOST */
+#define GT_K_EXE "exe"              /* header: the program image */
+#define GT_K_ARGV "argv"            /* header: the command line */
+#define GT_K_ARGV_TRUNCATED "argv_truncated" /* header: argv did not fit */
+#define GT_K_ARGV_LOSSY "argv_lossy" /* header: argv had bytes that are not UTF-8 */
+#define GT_K_CWD "cwd"              /* header */
+#define GT_K_UID "uid"              /* header */
+#define GT_K_EUID "euid"            /* header */
+#define GT_K_GLIBC "glibc"          /* header: gnu_get_libc_version() */
+#define GT_K_ENV "env"              /* header: the environment that steers loading, as an object */
+#define GT_K_IMAGE "image"          /* header: the program image id (new after exec) */
+#define GT_K_FORK "fork"            /* header: this process is a fork child of the traced one */
+#define GT_K_START_TICKS "start_ticks" /* header: /proc/self/stat field 22 */
+#define GT_K_RANK "rank"            /* header: the rank a launcher set, if any */
+#define GT_K_RANK_VAR "rank_var"    /* header: the variable the rank came from */
+#define GT_K_WORLD_SIZE "world_size" /* header: the job size a launcher set, if any */
+#define GT_K_MAIN "main"            /* open: the object is the program itself */
+#define GT_K_CUDART_STATIC "cudart_static" /* open: the object carries the CUDA runtime linked in */
+#define GT_K_TRIES_TRUNCATED "tries_truncated" /* open/search_end: more candidates than were kept */
+#define GT_K_WHAT "what"            /* note: which note (GT_NOTE_*) */
+#define GT_K_SIGNAL "signal"        /* note fatal_signal, reaped: the signal */
+#define GT_K_EXIT_STATUS "exit_status" /* reaped: the exit status */
+#define GT_K_VALUE "value"          /* call, version: the answer a call wrote back */
+#define GT_K_PROPERTY "property"    /* version: cublasGetProperty's property */
+#define GT_K_REASON "reason"        /* call: cuDNN's own words for a failed cudnnCreate */
+#define GT_K_NTH "nth"              /* alloc_fail: which failed allocation this is (1: the first) */
+#define GT_K_PEAK_BYTES "peak_bytes" /* allocs */
+#define GT_K_HELD_BYTES "held_bytes" /* allocs */
+#define GT_K_FAILED "failed"        /* allocs: failed allocations */
+#define GT_K_UNTRACKED "untracked"  /* allocs: allocations beyond the table */
+#define GT_K_UNKNOWN_FREES "unknown_frees" /* allocs: frees of pointers not seen allocated */
+/* The kinds of "note" line (their "what"). */
+#define GT_NOTE_QUERIES_BEGIN "gputrace_queries_begin"  /* gputrace's own version calls start */
+#define GT_NOTE_QUERIES_END "gputrace_queries_end"
+#define GT_NOTE_FATAL_SIGNAL "fatal_signal"  /* the preload half saw a fatal signal */
+/* Which half wrote a line (GT_K_SOURCE). */
+#define GT_SOURCE_AUDIT "audit"
+#define GT_SOURCE_PRELOAD "preload"
 /* A string that is not valid UTF-8 is written with U+FFFD in place of each bad
  * byte, and the exact bytes follow in a sibling key with this suffix, as hex. */
 #define GT_HEX_SUFFIX "_hex"
 
 const char *gt_event_name(enum gt_event ev);
+/* The event named `name`, or GT_EV_COUNT for one this reader does not know. */
+enum gt_event gt_event_from_name(const char *name);
+/* The symbol of a hooked function, and whether it is hot (only counted). */
+const char *gt_hooked_name(enum gt_hooked_fn fn);
+int gt_hooked_is_hot(enum gt_hooked_fn fn);
 const char *gt_rule_name(enum gt_rule rule);
+/* The same, but NULL for GT_RULE_NONE (a JSON null, a missing key). */
+const char *gt_rule_name_or_null(enum gt_rule rule);
+/* "[LD_LIBRARY_PATH]", "[ld.so.cache]" ...: the tree view's tag; "[?]" for none. */
+const char *gt_rule_tag(enum gt_rule rule);
 /* The rule named `name`, or GT_RULE_UNKNOWN. */
 enum gt_rule gt_rule_from_name(const char *name);
 

@@ -47,7 +47,7 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 			continue;
 		e = gt_evidence_add(f, "loaded before the end: %s", ob->path);
 		gt_evidence_str(e, "path", ob->path);
-		gt_evidence_str(e, "rule", ob->rule);
+		gt_evidence_str(e, "rule", gt_rule_name_or_null(ob->rule));
 		shown++;
 	}
 }

@@ -38,7 +38,7 @@ static json_t *side(const struct gt_lib *l)
 	if (l) {
 		gt_evidence_str(o, "version", l->version);
 		gt_evidence_str(o, "path", l->obj->path);
-		gt_evidence_str(o, "rule", l->found_by);
+		gt_evidence_str(o, "rule", gt_rule_name_or_null(l->found_by));
 	}
 	return o;
 }

@@ -24,9 +24,9 @@ void rule_duplicate_library(const struct gt_proc_model *m, struct gt_findings *o
 					   "one path.",
 					   "two copies of %s are loaded: %s and %s", a->fi.component,
 					   a->obj->path, b->obj->path);
-			e = gt_evidence_add(f, "%s %s [%s]", a->obj->path, a->version, a->found_by ? a->found_by : "?");
+			e = gt_evidence_add(f, "%s %s [%s]", a->obj->path, a->version, a->found_by != GT_RULE_NONE ? gt_rule_name(a->found_by) : "?");
 			gt_evidence_lib(e, a);
-			e = gt_evidence_add(f, "%s %s [%s]", b->obj->path, b->version, b->found_by ? b->found_by : "?");
+			e = gt_evidence_add(f, "%s %s [%s]", b->obj->path, b->version, b->found_by != GT_RULE_NONE ? gt_rule_name(b->found_by) : "?");
 			gt_evidence_lib(e, b);
 			break;
 		}

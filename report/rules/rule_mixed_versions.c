@@ -68,7 +68,7 @@ static void check_family(const struct gt_proc_model *m, const char *family, stru
 			continue;
 		source = part_version(l, v, sizeof(v));
 		e = gt_evidence_add(f, "%s %s from %s [%s]%s%s", l->fi.component, v[0] ? v : "?",
-				    l->obj->path, l->found_by ? l->found_by : "?",
+				    l->obj->path, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?",
 				    l->api_version[0] ? ", answers " : "", l->api_version);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "version", v);

@@ -14,30 +14,29 @@
 /* The copy of `name` in the requester's own RUNPATH/RPATH folders, if any. */
 static bool bundled_copy(const struct gt_lib *l, char *out, size_t cap)
 {
-	struct gt_elf_info info;
+	struct host_elf_info info;
 	const char *list;
 	char **dirs = NULL, real[PATH_MAX];
 	size_t n = 0, i;
 	bool found = false;
 
-	if (!l->obj->requester || !l->obj->name || !gt_elf_read(l->obj->requester, &info))
+	if (!l->obj->requester || !l->obj->name || !host_elf_read(l->obj->requester, &info))
 		return false;
 	list = info.runpath ? info.runpath : info.rpath;
 	if (list)
-		n = gt_expand_search_path(list, l->obj->requester, false, &dirs);
+		n = host_expand_search_path(list, l->obj->requester, false, &dirs);
 	for (i = 0; i < n && !found; i++) {
 		snprintf(out, cap, "%s/%s", dirs[i], l->obj->name);
 		found = access(out, F_OK) == 0 && realpath(out, real) && strcmp(real, l->real_path) != 0;
 	}
-	gt_free_strings(dirs, n);
-	gt_elf_free(&info);
+	host_free_strings(dirs, n);
+	host_elf_free(&info);
 	return found;
 }
 
-static bool searched_early(const char *rule)
+static bool searched_early(enum gt_rule rule)
 {
-	return rule && (strcmp(rule, "ld_library_path") == 0 || strcmp(rule, "ld_so_cache") == 0 ||
-			strcmp(rule, "default") == 0);
+	return rule == GT_RULE_LD_LIBRARY_PATH || rule == GT_RULE_LD_SO_CACHE || rule == GT_RULE_DEFAULT;
 }
 
 static void folder_of(const char *path, char *out, size_t cap)
@@ -74,7 +73,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 		 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
 		 "the libraries it ships with, from its own RUNPATH.", dir, l->obj->requester);
 	return gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, m, fix,
-			      "%s [%s] shadows the copies next to %s", dir, l->found_by, l->obj->requester);
+			      "%s [%s] shadows the copies next to %s", dir, gt_rule_name(l->found_by), l->obj->requester);
 }
 
 void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out)
@@ -92,7 +91,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 		folder_of(l->obj->path, dir, sizeof(dir));
 		f = finding_for(out, m, l, dir);
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
-				    "was never tried", l->obj->name, l->version, l->found_by, l->obj->path, copy);
+				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "shadowed", copy);
 	}

@@ -1,4 +1,4 @@
-/* libFuzzer target: any bytes as a library file for gt_elf_read (report/elf_info.c),
+/* libFuzzer target: any bytes as a library file for host_elf_read (report/elf_info.c),
  * through a memfd opened by its /proc/self/fd path, as the scanner opens files;
  * the rpath lists found are expanded as the loader would. */
 #define _GNU_SOURCE
@@ -23,13 +23,13 @@ static void expand(const char *list)
 
 	if (!list)
 		return;
-	n = gt_expand_search_path(list, "/opt/x/lib/libfuzz.so.1", false, &dirs);
-	gt_free_strings(dirs, n);
+	n = host_expand_search_path(list, "/opt/x/lib/libfuzz.so.1", false, &dirs);
+	host_free_strings(dirs, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gt_elf_info info;
+	struct host_elf_info info;
 
 	if (input_fd < 0) {
 		input_fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
@@ -39,12 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(input_fd, 0) != 0 || pwrite(input_fd, data, size, 0) != (ssize_t)size)
 		abort();
-	if (gt_elf_read(input_path, &info)) {
+	if (host_elf_read(input_path, &info)) {
 		expand(info.rpath);
 		expand(info.runpath);
 	} else if (!info.error[0]) {
 		abort(); /* a failure must say why */
 	}
-	gt_elf_free(&info);
+	host_elf_free(&info);
 	return 0;
 }

@@ -11,22 +11,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	char err[128];
 
-	if (gt_ldcache_parse(data, size, &c, err, sizeof(err))) {
+	if (host_ldcache_parse(data, size, &c, err, sizeof(err))) {
 		size_t total = 0;
 
 		for (size_t i = 0; i < c.n; i++)
 			total += strlen(c.entries[i].name) + strlen(c.entries[i].path);
 		if (c.n)
-			(void)gt_ldcache_lookup(&c, c.entries[c.n - 1].name);
-		(void)gt_ldcache_lookup(&c, "libc.so.6");
+			(void)host_ldcache_lookup(&c, c.entries[c.n - 1].name);
+		(void)host_ldcache_lookup(&c, "libc.so.6");
 		if (total == (size_t)-1)
 			abort(); /* keeps the walk from being optimised away */
 	} else if (!err[0] || memchr(err, '\n', strlen(err))) {
 		abort(); /* a failure must give one line saying why */
 	}
-	gt_ldcache_free(&c);
+	host_ldcache_free(&c);
 	return 0;
 }

@@ -91,7 +91,7 @@ static long file_size(const char *path)
 	return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static bool has_needed(const struct gt_elf_info *e, const char *name)
+static bool has_needed(const struct host_elf_info *e, const char *name)
 {
 	size_t i;
 
@@ -105,9 +105,9 @@ static bool has_needed(const struct gt_elf_info *e, const char *name)
 
 START_TEST(test_elf_libc)
 {
-	struct gt_elf_info e;
+	struct host_elf_info e;
 
-	ck_assert(gt_elf_read(LIBC, &e));
+	ck_assert(host_elf_read(LIBC, &e));
 	ck_assert(e.ok);
 	ck_assert_int_eq(e.elf_class, ELFCLASS64);
 	ck_assert_int_eq(e.machine, EM_X86_64);
@@ -116,7 +116,7 @@ START_TEST(test_elf_libc)
 	ck_assert_ptr_null(e.rpath);
 	ck_assert_ptr_null(e.runpath);
 	ck_assert(!e.has_fatbin);
-	gt_elf_free(&e);
+	host_elf_free(&e);
 }
 END_TEST
 
@@ -135,67 +135,67 @@ static void build_lib(const char *rel, const char *dtags)
 
 START_TEST(test_elf_runpath_and_rpath)
 {
-	struct gt_elf_info e;
+	struct host_elf_info e;
 
 	make_tmp();
 	ck_assert_int_eq(mkdir(at("lib"), 0755), 0);
 	build_lib("lib/libgt.so.1", "--enable-new-dtags");
 	build_lib("lib/libgt_old.so.1", "--disable-new-dtags");
-	ck_assert(gt_elf_read(at("lib/libgt.so.1"), &e));
+	ck_assert(host_elf_read(at("lib/libgt.so.1"), &e));
 	ck_assert_str_eq(e.soname, "libgt.so.1");
 	ck_assert_str_eq(e.runpath, "$ORIGIN/../lib:/opt/gt");
 	ck_assert_ptr_null(e.rpath);
 	ck_assert(has_needed(&e, "libm.so.6"));
-	gt_elf_free(&e);
-	ck_assert(gt_elf_read(at("lib/libgt_old.so.1"), &e));
+	host_elf_free(&e);
+	ck_assert(host_elf_read(at("lib/libgt_old.so.1"), &e));
 	ck_assert_str_eq(e.rpath, "$ORIGIN/../lib:/opt/gt");
 	ck_assert_ptr_null(e.runpath);
-	gt_elf_free(&e);
+	host_elf_free(&e);
 	remove_tmp();
 }
 END_TEST
 
 START_TEST(test_elf_fatbin)
 {
-	struct gt_elf_info e;
+	struct host_elf_info e;
 
 	if (access(CUBLAS, R_OK) != 0)
 		return;  /* no CUDA toolkit here */
-	ck_assert(gt_elf_read(CUBLAS, &e));
+	ck_assert(host_elf_read(CUBLAS, &e));
 	ck_assert(e.has_fatbin);
 	ck_assert_str_eq(e.soname, "libcublas.so.13");
 	ck_assert_str_eq(e.runpath, "$ORIGIN");
-	gt_elf_free(&e);
+	host_elf_free(&e);
 }
 END_TEST
 
 START_TEST(test_elf_32bit)
 {
 	static const char *const candidates[] = { "/usr/lib32/libc.so.6", "/lib/i386-linux-gnu/libc.so.6" };
-	struct gt_elf_info e;
+	struct host_elf_info e;
 	size_t i;
 
 	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
 		if (access(candidates[i], R_OK) != 0)
 			continue;  /* no multilib here */
-		ck_assert(gt_elf_read(candidates[i], &e));
+		ck_assert(host_elf_read(candidates[i], &e));
 		ck_assert_int_eq(e.elf_class, ELFCLASS32);
 		ck_assert_int_eq(e.machine, EM_386);
 		ck_assert_str_eq(e.soname, "libc.so.6");
-		gt_elf_free(&e);
+		host_elf_free(&e);
 	}
 }
 END_TEST
 
 static void expect_not_elf(const char *path, const char *error)
 {
-	struct gt_elf_info e;
+	struct host_elf_info e;
 
-	ck_assert_msg(!gt_elf_read(path, &e), "%s read as ELF", path);
+	ck_assert_msg(!host_elf_read(path, &e), "%s read as ELF", path);
 	ck_assert(!e.ok);
 	ck_assert_msg(strncmp(e.error, error, strlen(error)) == 0, "%s: '%s'", path, e.error);
 	ck_assert_ptr_null(e.soname);
-	gt_elf_free(&e);
+	host_elf_free(&e);
 }
 
 START_TEST(test_elf_corrupt)
@@ -234,7 +234,7 @@ END_TEST
 START_TEST(test_elf_mangled)
 {
 	long size = file_size(LIBC);
-	struct gt_elf_info e;
+	struct host_elf_info e;
 	unsigned seed = 42;
 	FILE *f;
 	int round, k;
@@ -252,9 +252,9 @@ START_TEST(test_elf_mangled)
 			fputc(rand_r(&seed) & 0xff, f);
 		}
 		fclose(f);
-		gt_elf_read(at("m.so"), &e);
+		host_elf_read(at("m.so"), &e);
 		ck_assert(e.ok || e.error[0]);
-		gt_elf_free(&e);
+		host_elf_free(&e);
 	}
 	remove_tmp();
 }
@@ -266,12 +266,12 @@ static void expect_dirs(const char *list, const char *object, bool main_program,
 			const char *const *want, size_t nwant)
 {
 	char **dirs;
-	size_t n = gt_expand_search_path(list, object, main_program, &dirs), i;
+	size_t n = host_expand_search_path(list, object, main_program, &dirs), i;
 
 	ck_assert_msg(n == nwant, "'%s': %zu folders, want %zu", list, n, nwant);
 	for (i = 0; i < n; i++)
 		ck_assert_str_eq(dirs[i], want[i]);
-	gt_free_strings(dirs, n);
+	host_free_strings(dirs, n);
 }
 
 #define EXPECT_DIRS(list, object, main_program, ...) do { \
@@ -306,13 +306,13 @@ START_TEST(test_expand_lists)
 
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	snprintf(want, sizeof(want), "%s/rel/lib", cwd);
-	n = gt_expand_search_path("$ORIGIN", "rel/lib/libz.so", false, &dirs);
+	n = host_expand_search_path("$ORIGIN", "rel/lib/libz.so", false, &dirs);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(dirs[0], want);
-	gt_free_strings(dirs, n);
-	n = gt_expand_search_path(NULL, "/a/libz.so", false, &dirs);
+	host_free_strings(dirs, n);
+	n = host_expand_search_path(NULL, "/a/libz.so", false, &dirs);
 	ck_assert_uint_eq(n, 0);
-	gt_free_strings(dirs, n);
+	host_free_strings(dirs, n);
 }
 END_TEST
 
@@ -345,9 +345,9 @@ static void use_fake_dpkg(void)
 static void expect_package(const char *path, const char *manager, const char *name,
 			   const char *version, const char *record)
 {
-	struct gt_package p;
+	struct host_package p;
 
-	ck_assert_msg(gt_package_of(path, &p), "%s: no package", path);
+	ck_assert_msg(host_package_of(path, &p), "%s: no package", path);
 	ck_assert_str_eq(p.manager, manager);
 	ck_assert_str_eq(p.name, name);
 	ck_assert_str_eq(p.version, version);
@@ -357,9 +357,9 @@ static void expect_package(const char *path, const char *manager, const char *na
 
 static void expect_no_package(const char *path)
 {
-	struct gt_package p;
+	struct host_package p;
 
-	ck_assert_msg(!gt_package_of(path, &p), "%s: claimed by %s %s", path, p.manager, p.name);
+	ck_assert_msg(!host_package_of(path, &p), "%s: claimed by %s %s", path, p.manager, p.name);
 	ck_assert_str_eq(p.manager, "");
 }
 
@@ -391,7 +391,7 @@ START_TEST(test_package_pip)
 	expect_package(at("venv/lib/python3.11/site-packages/torch/lib/libtorch.so"), "pip", "torch",
 		       "2.9.0+cu130", NULL);
 	expect_no_package(at("venv/lib/python3.11/site-packages/stray.so"));
-	gt_package_cache_free();
+	host_package_cache_free();
 	remove_tmp();
 }
 END_TEST
@@ -419,7 +419,7 @@ START_TEST(test_package_conda)
 	expect_package(at("env/lib/python3.11/site-packages/pkg/x.so"), "conda", "cudnn", "9.1.0", NULL);
 	expect_package(at("env/lib/python3.11/site-packages/pkg/y.so"), "pip", "pkg", "1.0", NULL);
 	expect_no_package(at("env/lib/libother.so"));
-	gt_package_cache_free();
+	host_package_cache_free();
 	remove_tmp();
 }
 END_TEST
@@ -452,24 +452,24 @@ START_TEST(test_package_dpkg_fake)
 	expect_no_package("/usr/lib/x86_64-linux-gnu/libgtfake.so");
 	expect_no_package("/nonexistent/file");
 	expect_no_package("");
-	gt_package_cache_free();
+	host_package_cache_free();
 	remove_tmp();
 }
 END_TEST
 
 START_TEST(test_package_dpkg_libc)
 {
-	struct gt_package p;
+	struct host_package p;
 
 	unsetenv("GPUTRACE_DPKG_ROOT");
 	if (access("/var/lib/dpkg/status", R_OK) != 0)
 		return;  /* not a Debian system */
-	ck_assert(gt_package_of(LIBC, &p));
+	ck_assert(host_package_of(LIBC, &p));
 	ck_assert_str_eq(p.manager, "dpkg");
 	ck_assert_str_eq(p.name, "libc6");
 	ck_assert_int_gt(strlen(p.version), 0);
 	ck_assert_ptr_nonnull(strstr(p.record, "/info/libc6"));
-	gt_package_cache_free();
+	host_package_cache_free();
 }
 END_TEST
 

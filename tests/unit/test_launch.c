@@ -11,9 +11,9 @@ START_TEST(test_prepend_empty)
 {
 	char out[256];
 
-	ck_assert(prepend_path_list(out, sizeof(out), "/g/libgputrace.so", NULL));
+	ck_assert(cmd_prepend_path_list(out, sizeof(out), "/g/libgputrace.so", NULL));
 	ck_assert_str_eq(out, "/g/libgputrace.so");
-	ck_assert(prepend_path_list(out, sizeof(out), "/g/libgputrace.so", ""));
+	ck_assert(cmd_prepend_path_list(out, sizeof(out), "/g/libgputrace.so", ""));
 	ck_assert_str_eq(out, "/g/libgputrace.so");
 }
 END_TEST
@@ -22,7 +22,7 @@ START_TEST(test_prepend_existing)
 {
 	char out[256];
 
-	ck_assert(prepend_path_list(out, sizeof(out), "/g/libgputrace.so", "/a/libx.so"));
+	ck_assert(cmd_prepend_path_list(out, sizeof(out), "/g/libgputrace.so", "/a/libx.so"));
 	ck_assert_str_eq(out, "/g/libgputrace.so:/a/libx.so");
 }
 END_TEST
@@ -31,10 +31,10 @@ START_TEST(test_prepend_already_present)
 {
 	char out[256];
 
-	ck_assert(prepend_path_list(out, sizeof(out), "/g/lib.so", "/a/x.so:/g/lib.so"));
+	ck_assert(cmd_prepend_path_list(out, sizeof(out), "/g/lib.so", "/a/x.so:/g/lib.so"));
 	ck_assert_str_eq(out, "/a/x.so:/g/lib.so");
 	/* a longer name that merely contains it is not it */
-	ck_assert(prepend_path_list(out, sizeof(out), "/g/lib.so", "/g/lib.so.1"));
+	ck_assert(cmd_prepend_path_list(out, sizeof(out), "/g/lib.so", "/g/lib.so.1"));
 	ck_assert_str_eq(out, "/g/lib.so:/g/lib.so.1");
 }
 END_TEST
@@ -43,7 +43,7 @@ START_TEST(test_prepend_too_long)
 {
 	char out[8];
 
-	ck_assert(!prepend_path_list(out, sizeof(out), "/g/libgputrace.so", "/a"));
+	ck_assert(!cmd_prepend_path_list(out, sizeof(out), "/g/libgputrace.so", "/a"));
 }
 END_TEST
 
@@ -52,17 +52,17 @@ START_TEST(test_resolve_command)
 	char out[4096];
 
 	setenv("PATH", "/nonexistent:/bin:/usr/bin", 1);
-	ck_assert_int_eq(resolve_command("sh", out, sizeof(out)), 0);
+	ck_assert_int_eq(cmd_resolve_command("sh", out, sizeof(out)), 0);
 	ck_assert(strstr(out, "/sh") != NULL);
-	ck_assert_int_ne(resolve_command("no-such-command-gputrace", out, sizeof(out)), 0);
-	ck_assert_int_eq(resolve_command("/etc/passwd", out, sizeof(out)), 13 /* EACCES */);
+	ck_assert_int_ne(cmd_resolve_command("no-such-command-gputrace", out, sizeof(out)), 0);
+	ck_assert_int_eq(cmd_resolve_command("/etc/passwd", out, sizeof(out)), 13 /* EACCES */);
 }
 END_TEST
 
 START_TEST(test_untraceable_reason)
 {
-	ck_assert_ptr_null(untraceable_reason("/bin/sh"));
-	ck_assert_ptr_null(untraceable_reason("/no/such/file"));
+	ck_assert_ptr_null(cmd_untraceable_reason("/bin/sh"));
+	ck_assert_ptr_null(cmd_untraceable_reason("/no/such/file"));
 }
 END_TEST
 

@@ -34,7 +34,7 @@ static unsigned char *load(const char *path, size_t *len)
 }
 
 /* Parses a copy of exactly len bytes, so that ASan sees any read past the end. */
-static bool parse_exact(const unsigned char *src, size_t len, struct gt_ldcache *c, char *err,
+static bool parse_exact(const unsigned char *src, size_t len, struct host_ldcache *c, char *err,
 			size_t errcap)
 {
 	unsigned char *copy = malloc(len ? len : 1);
@@ -42,7 +42,7 @@ static bool parse_exact(const unsigned char *src, size_t len, struct gt_ldcache 
 
 	ck_assert_ptr_nonnull(copy);
 	memcpy(copy, src, len);
-	ok = gt_ldcache_parse(copy, len, c, err, errcap);
+	ok = host_ldcache_parse(copy, len, c, err, errcap);
 	free(copy);
 	if (!ok) {
 		ck_assert_msg(err[0] != '\0', "a failure must say why");
@@ -67,19 +67,19 @@ static const char *type_word(int32_t flags)
 /* Every entry of the cache, in order, against `ldconfig -C path -p`: name, path, type, x86-64. */
 static void compare_with_ldconfig(const char *path)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	char err[256], cmd[512], line[4096];
 	size_t i = 0;
 	unsigned long listed = 0;
 	FILE *p;
 
-	ck_assert_msg(gt_ldcache_read(path, &c, err, sizeof(err)), "%s", err);
+	ck_assert_msg(host_ldcache_read(path, &c, err, sizeof(err)), "%s", err);
 	snprintf(cmd, sizeof(cmd), "PATH=/sbin:/usr/sbin:$PATH ldconfig -C '%s' -p", path);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof(line), p)) {
 		char name[1024], desc[256], file[2048];
-		const struct gt_ldcache_entry *e;
+		const struct host_ldcache_entry *e;
 
 		if (sscanf(line, "%lu libs found", &listed) == 1 || line[0] != '\t')
 			continue;
@@ -97,7 +97,7 @@ static void compare_with_ldconfig(const char *path)
 	ck_assert_int_eq(pclose(p), 0);
 	ck_assert_uint_eq(i, c.n);
 	ck_assert_uint_eq(listed, c.n);
-	gt_ldcache_free(&c);
+	host_ldcache_free(&c);
 }
 
 START_TEST(test_real_cache_matches_ldconfig)
@@ -124,14 +124,14 @@ START_TEST(test_formats)
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[256], err[256];
-		struct gt_ldcache c;
+		struct host_ldcache c;
 
 		snprintf(path, sizeof(path), SEEDS "%s", seeds[i].file);
-		ck_assert_msg(gt_ldcache_read(path, &c, err, sizeof(err)), "%s", err);
+		ck_assert_msg(host_ldcache_read(path, &c, err, sizeof(err)), "%s", err);
 		ck_assert_int_eq(c.new_format, seeds[i].new_format);
 		ck_assert_uint_eq(c.n, 4);
-		ck_assert_str_eq(gt_ldcache_lookup(&c, "libutil.so.1")->path, "/opt/a/libutil.so.1");
-		gt_ldcache_free(&c);
+		ck_assert_str_eq(host_ldcache_lookup(&c, "libutil.so.1")->path, "/opt/a/libutil.so.1");
+		host_ldcache_free(&c);
 	}
 }
 END_TEST
@@ -139,32 +139,32 @@ END_TEST
 /* The loader's pick: 64-bit libc6 only, in the cache's order. */
 START_TEST(test_lookup_real_cache)
 {
-	struct gt_ldcache c;
-	const struct gt_ldcache_entry *e;
+	struct host_ldcache c;
+	const struct host_ldcache_entry *e;
 	char err[256];
 
-	ck_assert_msg(gt_ldcache_read(REAL_CACHE, &c, err, sizeof(err)), "%s", err);
-	e = gt_ldcache_lookup(&c, "libc.so.6");
+	ck_assert_msg(host_ldcache_read(REAL_CACHE, &c, err, sizeof(err)), "%s", err);
+	e = host_ldcache_lookup(&c, "libc.so.6");
 	ck_assert_ptr_nonnull(e);
 	ck_assert_int_eq(e->flags, 0x0303);
 	ck_assert_ptr_nonnull(strstr(e->path, "x86_64-linux-gnu/libc.so.6"));
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, "libno-such-library.so.1"));
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, ""));
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, NULL));
-	gt_ldcache_free(&c);
-	gt_ldcache_free(&c); /* freeing twice is harmless */
+	ck_assert_ptr_null(host_ldcache_lookup(&c, "libno-such-library.so.1"));
+	ck_assert_ptr_null(host_ldcache_lookup(&c, ""));
+	ck_assert_ptr_null(host_ldcache_lookup(&c, NULL));
+	host_ldcache_free(&c);
+	host_ldcache_free(&c); /* freeing twice is harmless */
 }
 END_TEST
 
 START_TEST(test_lookup_skips_32bit)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	char err[256];
 
 	/* new.cache lists /lib32/libdl.so.2 (libc6, 32-bit) after the 64-bit one; old.cache
 	 * is checked too because its order comes from the old table. */
-	ck_assert_msg(gt_ldcache_read(SEEDS "old.cache", &c, err, sizeof(err)), "%s", err);
-	ck_assert_str_eq(gt_ldcache_lookup(&c, "libdl.so.2")->path, "/lib/x86_64-linux-gnu/libdl.so.2");
+	ck_assert_msg(host_ldcache_read(SEEDS "old.cache", &c, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(host_ldcache_lookup(&c, "libdl.so.2")->path, "/lib/x86_64-linux-gnu/libdl.so.2");
 	for (size_t i = 0; i < c.n; i++)
 		if (!strcmp(c.entries[i].path, "/lib32/libdl.so.2"))
 			ck_assert_int_eq(c.entries[i].flags, 0x0003);
@@ -172,8 +172,8 @@ START_TEST(test_lookup_skips_32bit)
 	for (size_t i = 0; i < c.n; i++)
 		if (c.entries[i].flags == 0x0303 && !strcmp(c.entries[i].name, "libdl.so.2"))
 			c.entries[i].flags = 0x0003;
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, "libdl.so.2"));
-	gt_ldcache_free(&c);
+	ck_assert_ptr_null(host_ldcache_lookup(&c, "libdl.so.2"));
+	host_ldcache_free(&c);
 }
 END_TEST
 
@@ -225,7 +225,7 @@ START_TEST(test_lookup_order)
 		{ 0x0303, "libx.so.1", "/second/libx.so.1" },
 		{ 0x0803, "liby.so.1", "/aarch64/liby.so.1" },
 	};
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	unsigned char *buf;
 	char err[256];
 	size_t len;
@@ -233,16 +233,16 @@ START_TEST(test_lookup_order)
 	buf = make_new_cache(v, 5, &len);
 	ck_assert_msg(parse_exact(buf, len, &c, err, sizeof(err)), "%s", err);
 	ck_assert_uint_eq(c.n, 5);
-	ck_assert_str_eq(gt_ldcache_lookup(&c, "libx.so.1")->path, "/first/libx.so.1");
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, "liby.so.1"));
-	gt_ldcache_free(&c);
+	ck_assert_str_eq(host_ldcache_lookup(&c, "libx.so.1")->path, "/first/libx.so.1");
+	ck_assert_ptr_null(host_ldcache_lookup(&c, "liby.so.1"));
+	host_ldcache_free(&c);
 	free(buf);
 }
 END_TEST
 
 START_TEST(test_empty_cache)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	unsigned char *buf;
 	char err[256];
 	size_t len;
@@ -250,15 +250,15 @@ START_TEST(test_empty_cache)
 	buf = make_new_cache(NULL, 0, &len);
 	ck_assert_msg(parse_exact(buf, len, &c, err, sizeof(err)), "%s", err);
 	ck_assert_uint_eq(c.n, 0);
-	ck_assert_ptr_null(gt_ldcache_lookup(&c, "libc.so.6"));
-	gt_ldcache_free(&c);
+	ck_assert_ptr_null(host_ldcache_lookup(&c, "libc.so.6"));
+	host_ldcache_free(&c);
 	free(buf);
 }
 END_TEST
 
 static void expect_bad(const unsigned char *buf, size_t len, const char *why)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	char err[256];
 
 	ck_assert_msg(!parse_exact(buf, len, &c, err, sizeof(err)), "accepted, wanted '%s'", why);
@@ -282,13 +282,13 @@ START_TEST(test_truncated)
 		memcpy(&len_strings, buf + 24, 4);
 		needed = 48 + 24 * (size_t)nlibs + len_strings;
 		for (size_t cut = 0; cut < len; cut += step) {
-			struct gt_ldcache c;
+			struct host_ldcache c;
 			char err[256];
 			bool ok = parse_exact(buf, cut, &c, err, sizeof(err));
 
 			if (!memcmp(buf, "glibc-ld.so.cache1.1", 20) && cut < needed)
 				ck_assert_msg(!ok, "%s cut at %zu accepted", files[f], cut);
-			gt_ldcache_free(&c);
+			host_ldcache_free(&c);
 		}
 		free(buf);
 	}
@@ -385,7 +385,7 @@ START_TEST(test_random_bytes)
 	for (int round = 0; round < 3000; round++) {
 		size_t len = (size_t)rand_r(&seed) % sizeof(buf);
 		const char *m = magics[round % 3];
-		struct gt_ldcache c;
+		struct host_ldcache c;
 		char err[256];
 
 		for (size_t i = 0; i < len; i++)
@@ -396,23 +396,23 @@ START_TEST(test_random_bytes)
 			for (size_t i = 0; i < c.n; i++)
 				ck_assert(strlen(c.entries[i].name) < len && strlen(c.entries[i].path) < len);
 		}
-		gt_ldcache_free(&c);
+		host_ldcache_free(&c);
 	}
 }
 END_TEST
 
 START_TEST(test_read_errors)
 {
-	struct gt_ldcache c;
+	struct host_ldcache c;
 	char err[256], small[16];
 
-	ck_assert(!gt_ldcache_read("/nonexistent/ld.so.cache", &c, err, sizeof(err)));
+	ck_assert(!host_ldcache_read("/nonexistent/ld.so.cache", &c, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/ld.so.cache: cannot open"));
-	ck_assert(!gt_ldcache_read("/tmp", &c, err, sizeof(err)));
+	ck_assert(!host_ldcache_read("/tmp", &c, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
-	ck_assert(!gt_ldcache_read("/nonexistent/ld.so.cache", &c, small, sizeof(small)));
+	ck_assert(!host_ldcache_read("/nonexistent/ld.so.cache", &c, small, sizeof(small)));
 	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
-	ck_assert(!gt_ldcache_read("/nonexistent", &c, NULL, 0));
+	ck_assert(!host_ldcache_read("/nonexistent", &c, NULL, 0));
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* Unit tests: the loader's search done on paper (report/resolve.c) against the
  * real loader. Each layout runs a fixture scenario with LD_DEBUG=libs,files, takes the
- * file ld.so really mapped for one name, and compares it with gt_resolve's winner.
+ * file ld.so really mapped for one name, and compares it with host_resolve's winner.
  * Needs `make fixtures`; run from the repository root (BUILD names the build folder). */
 #define _GNU_SOURCE
 #include <check.h>
@@ -236,12 +236,12 @@ static char *real(const char *path)
 	return r;
 }
 
-static void load_cache(struct gt_ldcache *cache, struct gt_resolve_env *env)
+static void load_cache(struct host_ldcache *cache, struct host_resolve_env *env)
 {
 	char err[256];
 
 	memset(cache, 0, sizeof(*cache));
-	if (gt_ldcache_read("/etc/ld.so.cache", cache, err, sizeof(err)))
+	if (host_ldcache_read("/etc/ld.so.cache", cache, err, sizeof(err)))
 		env->cache = cache;
 }
 
@@ -250,13 +250,13 @@ static void check_agreement(const char *label, const char *program, const char *
 			    const char *name, const char *requester, const char *const *loaders, size_t nloaders,
 			    const char *rule, const char *stop_reason)
 {
-	struct gt_resolve_env env = { .ld_library_path = llp };
-	struct gt_resolution res;
-	struct gt_ldcache cache;
+	struct host_resolve_env env = { .ld_library_path = llp };
+	struct host_resolution res;
+	struct host_ldcache cache;
 	char *log, *actual, *predicted, *actual_real, *predicted_real;
 
 	load_cache(&cache, &env);
-	ck_assert(gt_resolve(name, requester, loaders, nloaders, &env, &res));
+	ck_assert(host_resolve(name, requester, loaders, nloaders, &env, &res));
 	log = run_with_ld_debug(program, arg, llp);
 	actual = loader_choice(log, name);
 	predicted = res.winner >= 0 ? res.cand[res.winner].path : NULL;
@@ -265,10 +265,10 @@ static void check_agreement(const char *label, const char *program, const char *
 	ck_assert_msg((!actual_real && !predicted_real) ||
 			      (actual_real && predicted_real && strcmp(actual_real, predicted_real) == 0),
 		      "%s: %s: loader took %s, predicted %s (%s)", label, name, actual ? actual : "nothing",
-		      predicted ? predicted : "nothing", predicted ? res.cand[res.winner].rule : "-");
+		      predicted ? predicted : "nothing", predicted ? gt_rule_name(res.cand[res.winner].rule) : "-");
 	if (rule && strcmp(rule, "*") != 0)
-		ck_assert_msg(predicted && strcmp(res.cand[res.winner].rule, rule) == 0, "%s: rule %s, expected %s",
-			      label, predicted ? res.cand[res.winner].rule : "none", rule);
+		ck_assert_msg(predicted && strcmp(gt_rule_name(res.cand[res.winner].rule), rule) == 0, "%s: rule %s, expected %s",
+			      label, predicted ? gt_rule_name(res.cand[res.winner].rule) : "none", rule);
 	if (!rule)
 		ck_assert_msg(!predicted, "%s: predicted %s, expected not found", label, predicted);
 	ck_assert_msg((!stop_reason && !res.stop_reason) ||
@@ -279,8 +279,8 @@ static void check_agreement(const char *label, const char *program, const char *
 	free(actual_real);
 	free(predicted_real);
 	free(log);
-	gt_resolution_free(&res);
-	gt_ldcache_free(&cache);
+	host_resolution_free(&res);
+	host_ldcache_free(&cache);
 }
 
 START_TEST(test_resolve_agrees_with_loader)
@@ -383,8 +383,8 @@ START_TEST(test_resolve_odd_files_and_subfolders)
 {
 	const struct odd_layout *l = &odd_layouts[_i];
 	char *requester, *runpath_copy;
-	struct gt_resolve_env env = { 0 };
-	struct gt_resolution res;
+	struct host_resolve_env env = { 0 };
+	struct host_resolution res;
 	bool listed = false;
 
 	find_fixtures();
@@ -397,12 +397,12 @@ START_TEST(test_resolve_odd_files_and_subfolders)
 	check_agreement(l->label, "scenarios/sc_runpath", NULL, scratch, "libsc_leaf.so", requester, NULL, 0, l->rule,
 			l->stop_reason);
 	env.ld_library_path = scratch;
-	ck_assert(gt_resolve("libsc_leaf.so", requester, NULL, 0, &env, &res));
+	ck_assert(host_resolve("libsc_leaf.so", requester, NULL, 0, &env, &res));
 	for (size_t i = 0; i < res.nshadowed; i++)
 		listed |= strcmp(res.shadowed[i], runpath_copy) == 0;
 	ck_assert_msg(listed == l->shadows_runpath_copy, "%s: d_runpath copy %s shadowed", l->label,
 		      listed ? "is" : "is not");
-	gt_resolution_free(&res);
+	host_resolution_free(&res);
 	free(requester);
 	free(runpath_copy);
 }
@@ -427,7 +427,7 @@ static void remove_scratch_root(void)
  * default folders are Debian's multiarch ones first. */
 START_TEST(test_loader_dirs)
 {
-	const struct gt_loader_dirs *d = gt_loader_dirs();
+	const struct host_loader_dirs *d = host_loader_dirs();
 
 	ck_assert(d->from_ldso);
 	ck_assert_uint_ge(d->nsubdirs, 1);

@@ -1,0 +1,16 @@
+/* The preload half's state that every part of it reads: its trace, whether
+ * tracing is on, and the per-thread flag of gputrace's own calls. Kept apart
+ * so that the hooks, the version questions and the start-up and exit code
+ * (preload.c) depend on it and not on one another. */
+#include "preload/preload.h"
+
+#include "gputrace/trace_format.h"
+
+struct gt_trace preload_trace = { .fd = -1, .source = GT_SOURCE_PRELOAD };
+bool preload_ready;
+__thread int preload_in_hook;
+
+int preload_fd(void)
+{
+	return preload_ready ? gt_trace_fd_checked(&preload_trace) : -1;
+}
