@@ -17,7 +17,8 @@ SAN ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 # binaries; audit/ and preload/ only in the library; host/, report/ and cmd/
 # only in the command.
 COMMON_SRC := $(wildcard common/*.c)
-LIB_SRC := $(COMMON_SRC) $(wildcard audit/*.c) $(wildcard preload/*.c)
+# The command's allocate-or-abort (common/xalloc.h) never goes into the library.
+LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
 .PHONY: all check check-fresh clean doctor deps

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/xalloc.h"
 #include "host/elf_info.h"
 
 extern char **environ;
@@ -55,25 +56,15 @@ static bool vec_has(const struct str_vec *s, const char *str)
 	return false;
 }
 
-/* Takes str (freed on failure or when already listed). */
-static bool vec_push_unique(struct str_vec *s, char *str)
+/* Takes str (freed when already listed). */
+static void vec_push_unique(struct str_vec *s, char *str)
 {
-	char **grown;
-
-	if (!str)
-		return false;
 	if (vec_has(s, str)) {
 		free(str);
-		return true;
+		return;
 	}
-	grown = realloc(s->v, (s->n + 1) * sizeof(*grown));
-	if (!grown) {
-		free(str);
-		return false;
-	}
-	s->v = grown;
+	s->v = gt_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n++] = str;
-	return true;
 }
 
 static char *run_ldso_help(void)
@@ -96,7 +87,7 @@ static char *run_ldso_help(void)
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	pipefd[1] = -1;
-	text = pid > 0 ? malloc(LDSO_HELP_MAX + 1) : NULL;
+	text = pid > 0 ? gt_xmalloc(LDSO_HELP_MAX + 1) : NULL;
 	while (text && len < LDSO_HELP_MAX &&
 	       ((r = read(pipefd[0], text + len, LDSO_HELP_MAX - len)) > 0 || (r < 0 && errno == EINTR)))
 		len += r > 0 ? (size_t)r : 0;
@@ -114,7 +105,7 @@ out_pipe:
 /* The legacy subfolders of glibc's _dl_important_hwcaps: every combination of
  * parts (path order: tls, the platform, the hwcap names as ld.so lists them),
  * all of them first, down to the single names. */
-static bool add_legacy_combinations(struct str_vec *subdirs, char **parts, size_t nparts)
+static void add_legacy_combinations(struct str_vec *subdirs, char **parts, size_t nparts)
 {
 	size_t total = 0, i;
 	unsigned mask;
@@ -122,19 +113,17 @@ static bool add_legacy_combinations(struct str_vec *subdirs, char **parts, size_
 	for (i = 0; i < nparts; i++)
 		total += strlen(parts[i]) + 1;
 	for (mask = (1u << nparts) - 1; mask > 0; mask--) {
-		char *sub = calloc(1, total + 1);
+		char *sub = gt_xcalloc(1, total + 1);
 
-		for (i = 0; sub && i < nparts; i++) {
+		for (i = 0; i < nparts; i++) {
 			if (!(mask & (1u << (nparts - 1 - i))))
 				continue;
 			if (*sub)
 				strcat(sub, "/");
 			strcat(sub, parts[i]);
 		}
-		if (!vec_push_unique(subdirs, sub))
-			return false;
+		vec_push_unique(subdirs, sub);
 	}
-	return true;
 }
 
 enum help_section { SEC_OTHER, SEC_SEARCH, SEC_HWCAPS, SEC_LEGACY };
@@ -153,7 +142,7 @@ static enum help_section section_of(const char *line, enum help_section cur)
 }
 
 /* One indented line of a section: "  NAME (notes)" or "  NAME". */
-static bool take_line(char *line, enum help_section sec, struct str_vec *subdirs, struct str_vec *defaults,
+static void take_line(char *line, enum help_section sec, struct str_vec *subdirs, struct str_vec *defaults,
 		      char **legacy, size_t *nlegacy)
 {
 	char *name = line + 2, *notes = strstr(name, " (");
@@ -161,17 +150,16 @@ static bool take_line(char *line, enum help_section sec, struct str_vec *subdirs
 
 	if (notes)
 		*notes++ = 0;
-	if (sec == SEC_SEARCH && notes && strstr(notes, "system search path") && name[0] == '/')
-		return vec_push_unique(defaults, strdup(name));
+	if (sec == SEC_SEARCH && notes && strstr(notes, "system search path") && name[0] == '/') {
+		vec_push_unique(defaults, gt_xstrdup(name));
+		return;
+	}
 	if (sec == SEC_HWCAPS && searched) {
-		char *sub = malloc(strlen(name) + sizeof("glibc-hwcaps/"));
-
-		if (sub)
-			strcat(strcpy(sub, "glibc-hwcaps/"), name);
-		return vec_push_unique(subdirs, sub);
+		vec_push_unique(subdirs, gt_xasprintf("glibc-hwcaps/%s", name));
+		return;
 	}
 	if (sec != SEC_LEGACY || !searched || *nlegacy >= MAX_LEGACY_PARTS)
-		return true;
+		return;
 	/* path order: tls, then AT_PLATFORM, then the hwcap names as printed */
 	if (strcmp(name, "tls") == 0) {
 		memmove(legacy + 1, legacy, *nlegacy * sizeof(*legacy));
@@ -185,7 +173,6 @@ static bool take_line(char *line, enum help_section sec, struct str_vec *subdirs
 		legacy[*nlegacy] = name;
 	}
 	(*nlegacy)++;
-	return true;
 }
 
 static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec *defaults)
@@ -196,11 +183,12 @@ static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec 
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		sec = section_of(line, sec);
-		if (strncmp(line, "  ", 2) == 0 && !take_line(line, sec, subdirs, defaults, legacy, &nlegacy))
-			return false;
+		if (strncmp(line, "  ", 2) == 0)
+			take_line(line, sec, subdirs, defaults, legacy, &nlegacy);
 	}
-	return add_legacy_combinations(subdirs, legacy, nlegacy) &&
-	       vec_push_unique(subdirs, strdup("")) && defaults->n > 0;
+	add_legacy_combinations(subdirs, legacy, nlegacy);
+	vec_push_unique(subdirs, gt_xstrdup(""));
+	return defaults->n > 0;
 }
 
 static struct host_loader_dirs host_dirs;
@@ -336,25 +324,18 @@ static bool already_tried(const struct search *s, const char *path)
 }
 
 /* Takes path. A path tried before gives the same answer again: listed once. */
-static bool try_path(struct search *s, char *path, enum gt_rule rule, enum verdict *v)
+static void try_path(struct search *s, char *path, enum gt_rule rule, enum verdict *v)
 {
-	struct tried *grown, *t;
 	const char *reason;
+	struct tried *t;
 	struct stat st;
 
 	*v = V_ABSENT;
-	if (!path)
-		return false;
 	if (already_tried(s, path)) {
 		free(path);
-		return true;
+		return;
 	}
-	grown = realloc(s->t, (s->n + 1) * sizeof(*grown));
-	if (!grown) {
-		free(path);
-		return false;
-	}
-	s->t = grown;
+	s->t = gt_xrealloc(s->t, (s->n + 1) * sizeof(*s->t));
 	t = &s->t[s->n];
 	*v = judge(path, &st, &reason);
 	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = st.st_ino != 0,
@@ -365,100 +346,83 @@ static bool try_path(struct search *s, char *path, enum gt_rule rule, enum verdi
 		s->stop_reason = reason;
 	}
 	s->n++;
-	return true;
 }
 
 static char *join_path(const char *dir, const char *sub, const char *name)
 {
 	size_t dl = strlen(dir);
 	bool dir_slash = dl && dir[dl - 1] == '/';
-	char *p = malloc(dl + strlen(sub) + strlen(name) + 3);
 
-	if (p)
-		strcat(strcat(strcat(strcat(strcpy(p, dir), dir_slash ? "" : "/"), sub), *sub ? "/" : ""), name);
-	return p;
+	return gt_xasprintf("%s%s%s%s%s", dir, dir_slash ? "" : "/", sub, *sub ? "/" : "", name);
 }
 
-/* One folder with each subfolder the loader tries; *ends when open_path would
+/* One folder with each subfolder the loader tries; true when open_path would
  * leave the rest of its list (an odd error on the folder itself). */
-static bool try_folder(struct search *s, const char *dir, enum gt_rule rule, bool *ends)
+static bool try_folder(struct search *s, const char *dir, enum gt_rule rule)
 {
 	enum verdict v = V_ABSENT;
 
 	for (size_t i = 0; i < s->dirs->nsubdirs; i++)
-		if (!try_path(s, join_path(dir, s->dirs->subdirs[i], s->name), rule, &v))
-			return false;
-	*ends = v == V_ENDS_LIST;
-	return true;
+		try_path(s, join_path(dir, s->dirs->subdirs[i], s->name), rule, &v);
+	return v == V_ENDS_LIST;
 }
 
-static bool try_list(struct search *s, char *const *dirs, size_t n, enum gt_rule rule)
+static void try_list(struct search *s, char *const *dirs, size_t n, enum gt_rule rule)
 {
-	bool ends = false;
-
-	for (size_t i = 0; i < n && !ends; i++)
-		if (!try_folder(s, dirs[i], rule, &ends))
-			return false;
-	return true;
+	for (size_t i = 0; i < n; i++)
+		if (try_folder(s, dirs[i], rule))
+			break;
 }
 
 /* An RPATH/RUNPATH/LD_LIBRARY_PATH string, expanded for object, then searched. */
-static bool try_search_path(struct search *s, const char *list, const char *object, bool is_main,
+static void try_search_path(struct search *s, const char *list, const char *object, bool is_main,
 			    enum gt_rule rule)
 {
 	char **dirs = NULL;
 	size_t n = host_expand_search_path(list, object, is_main, &dirs);
-	bool ok = try_list(s, dirs, n, rule);
 
+	try_list(s, dirs, n, rule);
 	host_free_strings(dirs, n);
-	return ok;
 }
 
 /* DT_RPATH of the requester, then of each object that loaded it, up to the
  * main program. An object with DT_RUNPATH has no DT_RPATH to ld.so. */
-static bool try_rpaths(struct search *s, const char *requester, const char *const *loaders, size_t nloaders)
+static void try_rpaths(struct search *s, const char *requester, const char *const *loaders, size_t nloaders)
 {
-	bool ok = true;
-
-	for (size_t i = 0; ok && i <= nloaders; i++) {
+	for (size_t i = 0; i <= nloaders; i++) {
 		const char *obj = i == 0 ? requester : loaders[i - 1];
 		struct host_elf_info info;
 
 		if (obj && host_elf_read(obj, &info) && info.rpath && !info.runpath)
-			ok = try_search_path(s, info.rpath, obj, i == nloaders, GT_RULE_RPATH);
+			try_search_path(s, info.rpath, obj, i == nloaders, GT_RULE_RPATH);
 		if (obj)
 			host_elf_free(&info);
 	}
-	return ok;
 }
 
 /* LD_LIBRARY_PATH: ':' or ';' between folders, $ORIGIN of the main program. */
-static bool try_ld_library_path(struct search *s, const char *llp, const char *main_program)
+static void try_ld_library_path(struct search *s, const char *llp, const char *main_program)
 {
-	char *list = strdup(llp), *p;
-	bool ok;
+	char *list = gt_xstrdup(llp), *p;
 
-	if (!list)
-		return false;
 	for (p = list; (p = strchr(p, ';')) != NULL; p++)
 		*p = ':';
-	ok = try_search_path(s, list, main_program, true, GT_RULE_LD_LIBRARY_PATH);
+	try_search_path(s, list, main_program, true, GT_RULE_LD_LIBRARY_PATH);
 	free(list);
-	return ok;
 }
 
-static bool try_cache_and_defaults(struct search *s, const struct host_ldcache *cache)
+static void try_cache_and_defaults(struct search *s, const struct host_ldcache *cache)
 {
 	const struct host_ldcache_entry *e = cache ? host_ldcache_lookup(cache, s->name) : NULL;
 	enum verdict v;
 
-	if (e && !try_path(s, strdup(e->path), GT_RULE_LD_SO_CACHE, &v))
-		return false;
-	return try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, GT_RULE_DEFAULT);
+	if (e)
+		try_path(s, gt_xstrdup(e->path), GT_RULE_LD_SO_CACHE, &v);
+	try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, GT_RULE_DEFAULT);
 }
 
 /* A name with a slash is opened as it is, after $ORIGIN & co. are expanded. */
-static bool try_absolute(struct search *s, const char *requester, bool requester_is_main)
+static void try_absolute(struct search *s, const char *requester, bool requester_is_main)
 {
 	char **dirs = NULL, *path;
 	size_t n = 0;
@@ -466,36 +430,35 @@ static bool try_absolute(struct search *s, const char *requester, bool requester
 
 	if (strchr(s->name, '$'))
 		n = host_expand_search_path(s->name, requester, requester_is_main, &dirs);
-	path = strdup(n == 1 ? dirs[0] : s->name);
+	path = gt_xstrdup(n == 1 ? dirs[0] : s->name);
 	host_free_strings(dirs, n);
-	return try_path(s, path, GT_RULE_ABSOLUTE, &v);
+	try_path(s, path, GT_RULE_ABSOLUTE, &v);
 }
 
 /* Every candidate, in order, past the winner too (for the shadowed copies). */
-static bool search_all(struct search *s, const char *requester, const char *const *loaders, size_t nloaders,
+static void search_all(struct search *s, const char *requester, const char *const *loaders, size_t nloaders,
 		       const struct host_resolve_env *env)
 {
 	const char *main_program = nloaders ? loaders[nloaders - 1] : requester;
 	struct host_elf_info info;
 	char *runpath = NULL;
-	bool ok = true;
 
-	if (strchr(s->name, '/'))
-		return try_absolute(s, requester, nloaders == 0);
+	if (strchr(s->name, '/')) {
+		try_absolute(s, requester, nloaders == 0);
+		return;
+	}
 	if (requester && host_elf_read(requester, &info) && info.runpath)
-		runpath = strdup(info.runpath);
+		runpath = gt_xstrdup(info.runpath);
 	if (requester)
 		host_elf_free(&info);
 	if (!runpath)
-		ok = try_rpaths(s, requester, loaders, nloaders);
-	if (ok && env->ld_library_path && *env->ld_library_path && !env->secure)
-		ok = try_ld_library_path(s, env->ld_library_path, main_program);
-	if (ok && runpath)
-		ok = try_search_path(s, runpath, requester, nloaders == 0, GT_RULE_RUNPATH);
-	if (ok)
-		ok = try_cache_and_defaults(s, env->cache);
+		try_rpaths(s, requester, loaders, nloaders);
+	if (env->ld_library_path && *env->ld_library_path && !env->secure)
+		try_ld_library_path(s, env->ld_library_path, main_program);
+	if (runpath)
+		try_search_path(s, runpath, requester, nloaders == 0, GT_RULE_RUNPATH);
+	try_cache_and_defaults(s, env->cache);
 	free(runpath);
-	return ok;
 }
 
 static bool same_file(const struct tried *a, const struct tried *b)
@@ -505,76 +468,57 @@ static bool same_file(const struct tried *a, const struct tried *b)
 
 /* Usable copies after the point where the loader stopped, each file once
  * (/lib is /usr/lib on merged-/usr systems), the winner's own file left out. */
-static bool collect_shadowed(const struct search *s, struct host_resolution *out)
+static void collect_shadowed(const struct search *s, struct host_resolution *out)
 {
 	for (size_t i = (size_t)s->stop + 1; s->stop >= 0 && i < s->n; i++) {
 		const struct tried *t = &s->t[i];
 		bool seen = s->t[s->stop].v == V_USABLE && same_file(t, &s->t[s->stop]);
-		char **grown;
 
 		for (size_t j = (size_t)s->stop + 1; j < i && !seen; j++)
 			seen = s->t[j].v == V_USABLE && same_file(t, &s->t[j]);
 		if (t->v != V_USABLE || seen)
 			continue;
-		grown = realloc(out->shadowed, (out->nshadowed + 1) * sizeof(*grown));
-		if (!grown)
-			return false;
-		out->shadowed = grown;
-		if (!(out->shadowed[out->nshadowed] = strdup(t->c.path)))
-			return false;
-		out->nshadowed++;
+		out->shadowed = gt_xrealloc(out->shadowed, (out->nshadowed + 1) * sizeof(*out->shadowed));
+		out->shadowed[out->nshadowed++] = gt_xstrdup(t->c.path);
 	}
-	return true;
 }
 
 /* Moves the candidates up to where the loader stopped into out; frees the rest. */
-static bool finish(struct search *s, struct host_resolution *out)
+static void finish(struct search *s, struct host_resolution *out)
 {
 	size_t keep = s->stop >= 0 ? (size_t)s->stop + 1 : s->n;
-	bool ok = collect_shadowed(s, out);
 
-	out->cand = keep ? calloc(keep, sizeof(*out->cand)) : NULL;
-	if (keep && !out->cand)
-		ok = false;
+	collect_shadowed(s, out);
+	out->cand = keep ? gt_xcalloc(keep, sizeof(*out->cand)) : NULL;
 	for (size_t i = 0; i < s->n; i++) {
-		if (ok && i < keep)
+		if (i < keep)
 			out->cand[i] = s->t[i].c;
 		else
 			free(s->t[i].c.path);
 	}
-	if (ok) {
-		out->ncand = keep;
-		out->winner = s->stop >= 0 && s->t[s->stop].v == V_USABLE ? s->stop : -1;
-		out->stop_reason = out->winner < 0 ? s->stop_reason : NULL;
-	}
+	out->ncand = keep;
+	out->winner = s->stop >= 0 && s->t[s->stop].v == V_USABLE ? s->stop : -1;
+	out->stop_reason = out->winner < 0 ? s->stop_reason : NULL;
 	free(s->t);
 	s->t = NULL;
 	s->n = 0;
-	return ok;
 }
 
-bool host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
-		const struct host_resolve_env *env, struct host_resolution *out)
+void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		  const struct host_resolve_env *env, struct host_resolution *out)
 {
 	static const struct host_resolve_env no_env;
 	struct search s = { .name = name, .stop = -1 };
-	bool ok;
 
 	memset(out, 0, sizeof(*out));
 	out->winner = -1;
 	if (!env)
 		env = &no_env;
 	s.dirs = env->dirs ? env->dirs : host_loader_dirs();
-	out->name = strdup(name);
-	out->requester = requester ? strdup(requester) : NULL;
-	ok = out->name && (!requester || out->requester);
-	if (ok)
-		ok = search_all(&s, requester, loaders, nloaders, env);
-	if (!finish(&s, out) || !ok) {
-		host_resolution_free(out);
-		return false;
-	}
-	return true;
+	out->name = gt_xstrdup(name);
+	out->requester = gt_xstrdup(requester);
+	search_all(&s, requester, loaders, nloaders, env);
+	finish(&s, out);
 }
 
 void host_resolution_free(struct host_resolution *r)

@@ -62,9 +62,9 @@ const struct host_loader_dirs *host_loader_dirs(void);
  * are judged as open_verify does: other class or machine is skipped, a file
  * that is not a loadable ELF ends the search (stop_reason). Not modelled:
  * names already loaded, DF_1_NODEFLIB, $ORIGIN limits of set-user-ID programs.
- * False only on allocation failure. */
-bool host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
-		const struct host_resolve_env *env, struct host_resolution *out);
+ * Allocation failure aborts (common/xalloc.h). */
+void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		  const struct host_resolve_env *env, struct host_resolution *out);
 void host_resolution_free(struct host_resolution *r);
 
 #endif

@@ -4,6 +4,7 @@
  * (CUDA toolkits, /opt, conda, Python environments). */
 #define _GNU_SOURCE
 #include "host/scan.h"
+#include "common/xalloc.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -38,9 +39,7 @@ static void problem(struct host_scan *s, const char *fmt, ...)
 	if (vasprintf(&line, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	s->problems = realloc(s->problems, (s->nproblems + 1) * sizeof(char *));
-	if (!s->problems)
-		abort();
+	s->problems = gt_xrealloc(s->problems, (s->nproblems + 1) * sizeof(char *));
 	s->problems[s->nproblems++] = line;
 }
 
@@ -125,9 +124,7 @@ static void add_copy(struct host_scan *s, const char *path, const char *where)
 
 	if (!gt_classify(path, &fi) || seen_copy(s, path))
 		return;
-	s->copies = realloc(s->copies, (s->ncopies + 1) * sizeof(*s->copies));
-	if (!s->copies)
-		abort();
+	s->copies = gt_xrealloc(s->copies, (s->ncopies + 1) * sizeof(*s->copies));
 	c = &s->copies[s->ncopies++];
 	memset(c, 0, sizeof(*c));
 	c->path = strdup(path);

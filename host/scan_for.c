@@ -1,5 +1,6 @@
 /* gputrace scan --for: the loader's choices for one consumer, on paper. */
 #define _GNU_SOURCE
+#include "common/xalloc.h"
 #include "host/scan_for.h"
 
 #include <limits.h>
@@ -41,9 +42,8 @@ static const struct host_scan_for_item *resolve_one(struct host_scan_for *fr, co
 		return NULL;
 	it = &fr->items[fr->n++];
 	it->depth = depth;
-	if (!host_resolve(name, requester, strcmp(requester, fr->consumer) ? loaders : NULL,
-			strcmp(requester, fr->consumer) ? 1 : 0, &fr->env, &it->res))
-		abort();
+	host_resolve(name, requester, strcmp(requester, fr->consumer) ? loaders : NULL,
+		     strcmp(requester, fr->consumer) ? 1 : 0, &fr->env, &it->res);
 	if (winner_of(it) && depth < MAX_DEPTH)
 		resolve_needed(fr, winner_of(it), depth + 1);
 	return it;

@@ -3,6 +3,7 @@
 #include "report/findings.h"
 
 #include "common/jline.h"
+#include "common/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,15 +25,13 @@ struct gt_finding *gt_finding_add(struct gt_findings *f, const char *id, enum gt
 	struct gt_finding *x;
 	va_list ap;
 
-	f->v = realloc(f->v, (f->n + 1) * sizeof(*f->v));
-	if (!f->v)
-		abort();
+	f->v = gt_xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
 	x = &f->v[f->n++];
 	memset(x, 0, sizeof(*x));
 	x->id = id;
 	x->severity = sev;
 	x->proc = m;
-	x->fix = strdup(fix ? fix : "");
+	x->fix = gt_xstrdup(fix ? fix : "");
 	x->evidence = json_array();
 	va_start(ap, fmt);
 	x->summary = vformat(fmt, ap);
@@ -108,9 +107,7 @@ void gt_evidence_str(json_t *e, const char *key, const char *value)
 		return;
 	}
 	n = strlen(value);
-	hex = malloc(2 * n + 1);
-	if (!hex)
-		abort();
+	hex = gt_xmalloc(2 * n + 1);
 	for (i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", (unsigned char)value[i]);
 	snprintf(hexkey, sizeof(hexkey), "%s_hex", key);

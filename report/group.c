@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "common/xalloc.h"
 
 struct sigbuf {
 	char *s;
@@ -31,9 +32,7 @@ static void sig_add(struct sigbuf *b, const char *fmt, ...)
 			return;
 		}
 		b->cap = 2 * b->cap + (size_t)n;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
+		b->s = gt_xrealloc(b->s, b->cap);
 	}
 }
 
@@ -72,9 +71,7 @@ char *gt_signature(const struct gt_proc_model *m)
 	size_t i, n;
 
 	b.cap = 4096;
-	b.s = malloc(b.cap);
-	if (!b.s)
-		abort();
+	b.s = gt_xmalloc(b.cap);
 	b.s[0] = 0;
 	sig_add(&b, "exe %s\nended %s %d %d\n", p->exe ? p->exe : "", m->ended_how, m->ended_signal,
 		m->ended_status);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "common/xalloc.h"
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"
@@ -95,9 +96,7 @@ void gt_render_tree(FILE *f, const struct gt_report *r, bool color)
 		struct tree t = { f, &r->groups[i]->model, color, NULL };
 		const struct gt_process *p = r->groups[i]->model.proc;
 
-		t.wanted = calloc(p->nobjects ? p->nobjects : 1, sizeof(bool));
-		if (!t.wanted)
-			abort();
+		t.wanted = gt_xcalloc(p->nobjects ? p->nobjects : 1, sizeof(bool));
 		mark_wanted(&t);
 		fprintf(f, "pid %ld %s%s\n", p->pid, p->argc ? p->argv[0] : "?",
 			r->groups[i]->nmembers > 1 ? " (and the processes like it)" : "");

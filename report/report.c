@@ -11,12 +11,11 @@
 #include "report/fingerprint.h"
 #include "report/rules.h"
 #include "host/package.h"
+#include "common/xalloc.h"
 
 static struct gt_member *new_member(struct gt_group *g)
 {
-	g->members = realloc(g->members, (g->nmembers + 1) * sizeof(*g->members));
-	if (!g->members)
-		abort();
+	g->members = gt_xrealloc(g->members, (g->nmembers + 1) * sizeof(*g->members));
 	return &g->members[g->nmembers++];
 }
 
@@ -28,10 +27,8 @@ static void add_member(struct gt_group *g, const struct gt_process *p)
 	x->pid = p->pid;
 	x->ppid = p->ppid;
 	x->rank = p->rank;
-	x->host = strdup(p->host ? p->host : "?");
-	x->file = strdup(p->file ? p->file : "?");
-	if (!x->host || !x->file)
-		abort();
+	x->host = gt_xstrdup(p->host ? p->host : "?");
+	x->file = gt_xstrdup(p->file ? p->file : "?");
 }
 
 static void group_free(struct gt_group *g)
@@ -73,10 +70,8 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
 			x->pid = id.pid;
 			x->ppid = id.ppid;
 			x->rank = id.rank;
-			x->host = id.host ? id.host : strdup("?");
-			x->file = strdup(path);
-			if (!x->host || !x->file)
-				abort();
+			x->host = id.host ? id.host : gt_xstrdup("?");
+			x->file = gt_xstrdup(path);
 			r->nprocs++;
 			return true;
 		}
@@ -84,23 +79,32 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
 	return false;
 }
 
+/* What reading many traces needs: the report, room for one header line (as
+ * long as the reader accepts a line), where a failure is said. */
+struct loading {
+	struct gt_report *r;
+	char *first;
+	char *err;
+	size_t errcap;
+};
+
+#define MAX_HEADER_LINE (1 << 20)
+
 /* Reads one trace; a process like one already seen joins that group and its
  * trace is let go at once. */
-static bool add_file(struct gt_report *r, const char *path, char *err, size_t errcap)
+static bool add_file(struct loading *ld, const char *path)
 {
-	static char first[1 << 20];
+	struct gt_report *r = ld->r;
 	struct gt_group *g;
 	bool have_fp;
 	uint64_t fp = 0;
 	size_t i;
 
-	have_fp = gt_trace_fingerprint(path, &fp, first, sizeof(first));
-	if (have_fp && add_known(r, path, fp, first))
+	have_fp = gt_trace_fingerprint(path, &fp, ld->first, MAX_HEADER_LINE);
+	if (have_fp && add_known(r, path, fp, ld->first))
 		return true;
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		abort();
-	if (!gt_read_trace(path, &g->proc, err, errcap)) {
+	g = gt_xcalloc(1, sizeof(*g));
+	if (!gt_read_trace(path, &g->proc, ld->err, ld->errcap)) {
 		gt_process_free(&g->proc);
 		free(g);
 		return false;
@@ -121,15 +125,15 @@ static bool add_file(struct gt_report *r, const char *path, char *err, size_t er
 	add_member(g, &g->proc);
 	if (have_fp)
 		remember_fingerprint(g, fp);
-	r->groups = realloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
-	if (!r->groups)
-		abort();
+	r->groups = gt_xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
 	r->groups[r->ngroups++] = g;
 	return true;
 }
 
-static bool add_path(struct gt_report *r, const char *path, char *err, size_t errcap)
+static bool add_path(struct loading *ld, const char *path)
 {
+	char *err = ld->err;
+	size_t errcap = ld->errcap;
 	struct stat st;
 	char **files;
 	int n, i;
@@ -140,7 +144,7 @@ static bool add_path(struct gt_report *r, const char *path, char *err, size_t er
 		return false;
 	}
 	if (!S_ISDIR(st.st_mode))
-		return add_file(r, path, err, errcap);
+		return add_file(ld, path);
 	n = gt_list_traces(path, &files);
 	if (n < 0) {
 		snprintf(err, errcap, "%s: cannot list: %s", path, strerror(errno));
@@ -151,20 +155,22 @@ static bool add_path(struct gt_report *r, const char *path, char *err, size_t er
 		ok = false;
 	}
 	for (i = 0; i < n && ok; i++)
-		ok = add_file(r, files[i], err, errcap);
+		ok = add_file(ld, files[i]);
 	gt_free_list(files, n);
 	return ok;
 }
 
 bool gt_report_load(struct gt_report *r, char *const *paths, int npaths, char *err, size_t errcap)
 {
+	struct loading ld = { .r = r, .first = gt_xmalloc(MAX_HEADER_LINE), .err = err, .errcap = errcap };
+	bool ok = true;
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < npaths; i++)
-		if (!add_path(r, paths[i], err, errcap))
-			return false;
-	return true;
+	for (i = 0; i < npaths && ok; i++)
+		ok = add_path(&ld, paths[i]);
+	free(ld.first);
+	return ok;
 }
 
 void gt_report_analyse(struct gt_report *r)

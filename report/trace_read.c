@@ -10,27 +10,17 @@
 #include <string.h>
 
 #include "gputrace/trace_format.h"
+#include "common/xalloc.h"
 
 /* A line longer than this is not something libgputrace.so writes. */
 #define MAX_LINE (1 << 20)
-
-static char *xstrdup(const char *s)
-{
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		abort();
-	return d;
-}
 
 static void *grow(void *arr, size_t n, size_t size)
 {
 	/* Doubling at powers of two keeps appends linear. */
 	if (n && (n & (n - 1)))
 		return arr;
-	arr = realloc(arr, (n ? 2 * n : 4) * size);
-	if (!arr)
-		abort();
+	arr = gt_xrealloc(arr, (n ? 2 * n : 4) * size);
 	return arr;
 }
 
@@ -56,7 +46,7 @@ static char *field(json_t *o, const char *key)
 		return out;
 	}
 	v = json_object_get(o, key);
-	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+	return json_is_string(v) ? gt_xstrdup(json_string_value(v)) : NULL;
 }
 
 /* The "rule" of a line, named by the contract's table. */
@@ -131,15 +121,23 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->exe = field(o, GT_K_EXE);
 	json_array_foreach(argv, i, v) {
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
-		p->argv[p->argc++] = xstrdup(json_string_value(v));
+		p->argv[p->argc++] = gt_xstrdup(json_string_value(v));
 	}
 }
 
-static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
+/* The reader's own state while it goes through one file; none of it is
+ * part of what the file says. */
+struct reading {
+	bool seen_header;
+	bool in_queries;      /* inside gputrace's own version calls */
+	char image[24];       /* the image id of the last header */
+};
+
+static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
 	const char *image = json_string_value(json_object_get(o, GT_K_IMAGE));
-	bool new_image = !*seen_header || (image && strcmp(image, p->image) != 0);
+	bool new_image = !rd->seen_header || (image && strcmp(image, rd->image) != 0);
 
 	/* Both halves write a header per image; a new image id is an exec. */
 	if (new_image) {
@@ -148,17 +146,17 @@ static void on_header(struct gt_process *p, json_t *o, bool *seen_header)
 		take_identity(p, o);
 	}
 	if (image)
-		snprintf(p->image, sizeof(p->image), "%s", image);
+		snprintf(rd->image, sizeof(rd->image), "%s", image);
 	if (src && strcmp(src, GT_SOURCE_AUDIT) == 0)
 		p->audit_seen = true;
 	/* Either half may open a fork child's file first; the preload half's
 	 * header says "fork". Only the first image counts. */
 	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))
 		p->forked = true;
-	*seen_header = true;
+	rd->seen_header = true;
 }
 
-static void on_search(struct gt_process *p, json_t *o)
+static void on_search(struct gt_process *p, json_t *o, const struct reading *rd)
 {
 	struct gt_search *s;
 
@@ -166,7 +164,7 @@ static void on_search(struct gt_process *p, json_t *o)
 	s = &p->searches[p->nsearches++];
 	memset(s, 0, sizeof(*s));
 	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
-	s->ours = p->in_queries;
+	s->ours = rd->in_queries;
 	s->name = field(o, GT_K_NAME);
 	s->requester = field(o, GT_K_REQUESTER);
 }
@@ -210,10 +208,10 @@ static void on_open(struct gt_process *p, json_t *o)
 	ob->rule = rule_field(o);
 	if (s) {
 		take_tries(s, o);
-		ob->requester = xstrdup(s->requester);
+		ob->requester = gt_xstrdup(s->requester);
 		free(s->result);
-		s->result = xstrdup(GT_RESULT_FOUND);
-		s->path = xstrdup(ob->path);
+		s->result = gt_xstrdup(GT_RESULT_FOUND);
+		s->path = gt_xstrdup(ob->path);
 	}
 }
 
@@ -324,16 +322,16 @@ static void on_allocs(struct gt_process *p, json_t *o)
 	p->partial |= json_is_true(json_object_get(o, GT_K_PARTIAL));
 }
 
-static void on_note(struct gt_process *p, json_t *o)
+static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	const char *what = json_string_value(json_object_get(o, GT_K_WHAT));
 
 	if (!what)
 		return;
 	if (strcmp(what, GT_NOTE_QUERIES_BEGIN) == 0)
-		p->in_queries = true;
+		rd->in_queries = true;
 	else if (strcmp(what, GT_NOTE_QUERIES_END) == 0)
-		p->in_queries = false;
+		rd->in_queries = false;
 	else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
 		p->fatal_signal = int_of(o, GT_K_SIGNAL);
 }
@@ -363,7 +361,7 @@ static bool header_ok(json_t *o, const char **why)
 }
 
 /* One line, dispatched on its event by the contract's table. */
-static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const char **why)
+static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const char **why)
 {
 	const char *name = json_string_value(json_object_get(o, GT_K_EV));
 	enum gt_event ev = gt_event_from_name(name);
@@ -372,7 +370,7 @@ static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const ch
 		*why = "no \"ev\" key";
 		return false;
 	}
-	if (!*seen_header && ev != GT_EV_HEADER) {
+	if (!rd->seen_header && ev != GT_EV_HEADER) {
 		*why = "the first line is not a gputrace header";
 		return false;
 	}
@@ -380,9 +378,9 @@ static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const ch
 	case GT_EV_HEADER:
 		if (!header_ok(o, why))
 			return false;
-		on_header(p, o, seen_header);
+		on_header(p, o, rd);
 		break;
-	case GT_EV_SEARCH: on_search(p, o); break;
+	case GT_EV_SEARCH: on_search(p, o, rd); break;
 	case GT_EV_OPEN: on_open(p, o); break;
 	case GT_EV_SEARCH_END: on_search_end(p, o); break;
 	case GT_EV_CLOSE: on_close(p, o); break;
@@ -393,7 +391,7 @@ static bool on_line(struct gt_process *p, json_t *o, bool *seen_header, const ch
 	case GT_EV_ALLOC_FAIL: on_alloc_fail(p, o); break;
 	case GT_EV_VERSION: on_version(p, o); break;
 	case GT_EV_ALLOCS: on_allocs(p, o); break;
-	case GT_EV_NOTE: on_note(p, o); break;
+	case GT_EV_NOTE: on_note(p, o, rd); break;
 	case GT_EV_REAPED: on_reaped(p, o); break;
 	case GT_EV_COUNT:
 		/* Unknown events are skipped: newer writers may add kinds. */
@@ -409,11 +407,12 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0;
-	bool seen_header = false, ok = false;
+	struct reading rd = { 0 };
+	bool ok = false;
 	const char *why = NULL;
 
 	memset(p, 0, sizeof(*p));
-	p->file = xstrdup(path);
+	p->file = gt_xstrdup(path);
 	if (!f) {
 		snprintf(err, errcap, "%s: %s", path, strerror(errno));
 		return false;
@@ -439,12 +438,12 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 			why = "not a JSON object";
 			goto bad;
 		}
-		ok = on_line(p, o, &seen_header, &why);
+		ok = on_line(p, o, &rd, &why);
 		json_decref(o);
 		if (!ok)
 			goto bad;
 	}
-	if (!seen_header) {
+	if (!rd.seen_header) {
 		snprintf(err, errcap, "%s: empty or not a gputrace trace", path);
 		ok = false;
 		goto out;

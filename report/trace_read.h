@@ -107,8 +107,6 @@ struct gt_process {
 	int exit_status;      /* when reaped by exit */
 	int reaped_signal;    /* when reaped by a signal */
 	void *env;            /* json_t object: the header's loading environment */
-	bool in_queries;      /* parsing state: inside gputrace's own version calls */
-	char image[24];       /* parsing state: the image of the last header */
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

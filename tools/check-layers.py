@@ -7,6 +7,8 @@
   every include (and, since nothing else declares them, every call) points
   down: include/gputrace < common < audit, preload, host < report < cmd;
   audit, preload and host never include one another;
+- the library's folders (common/, audit/, preload/) never include the
+  command's allocate-or-abort, common/xalloc.h;
 - no .c file declares a prototype of a project function (each is declared
   once, in its header); names the toolchain defines (__asan_...) are not
   project functions.
@@ -77,6 +79,10 @@ def check_file(path, functions, problems):
             if theirs not in LAYERS:
                 if not os.path.exists(name):
                     problems.append(f"{path}:{lineno}: include not named from the root: {name}")
+                continue
+            if name == "common/xalloc.h" and own in ("audit", "preload", "common") and path != "common/xalloc.c":
+                problems.append(f"{path}:{lineno}: the library may not use the command's "
+                                f"allocate-or-abort ({name})")
                 continue
             if theirs == own or (own, theirs) in (("report/rules", "report"),):
                 continue

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "report/rules.h"
 
 static const char *const creators[] = { "cudnnCreate", "cublasCreate_v2", "cublasLtCreate",
@@ -37,7 +38,7 @@ void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
 				f->caused_by[f->ncaused++] = causes[j];
 		if (!f->ncaused) {
 			free(f->fix);
-			f->fix = strdup("No cause was found in the trace: check the library's own log "
+			f->fix = gt_xstrdup("No cause was found in the trace: check the library's own log "
 					"(CUDNN_LOGERR_DBG=1 CUDNN_LOGDEST_DBG=stderr for cuDNN) and nvidia-smi.");
 		}
 		e = gt_evidence_add(f, "%s returned %d %s", c->fn, c->status, c->status_name ? c->status_name : "");

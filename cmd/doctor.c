@@ -1,0 +1,352 @@
+/* gputrace doctor: checks the GPU chain one layer at a time (driver, runtime,
+ * device, memory, cuBLAS, cuDNN, then the framework), each step run by the
+ * probe under the tracer, and explains the first layer that fails with the
+ * report's findings for it, and the host's conflicts from gputrace scan. */
+#define _GNU_SOURCE
+#include "cmd/doctor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/launch.h"
+#include "common/xalloc.h"
+#include "report/scan_report.h"
+
+/* The layer a step belongs to, in the order the chain is built. */
+const char *cmd_doctor_layer_of(const char *step)
+{
+	static const char *const map[][2] = {
+		{ "driver_", "driver" },   { "runtime_", "runtime" }, { "device", "device" },
+		{ "malloc", "memory" },    { "cublas", "cublas" },    { "sgemm", "cublas" },
+		{ "cudnn", "cudnn" },      { "torch", "framework" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strncmp(step, map[i][0], strlen(map[i][0])) == 0)
+			return map[i][1];
+	return "other";
+}
+
+/* Lines "step\tNAME\tSTATUS\tMS\tDETAIL" and "lib\tCOMPONENT\tPATH". */
+static void parse_probe(const char *out, struct doctor_probe *r)
+{
+	const char *line = out;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		char buf[2048], *f[5] = { 0 }, *save = NULL;
+		int n = 0;
+
+		snprintf(buf, sizeof(buf), "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+		for (f[n] = strtok_r(buf, "\t", &save); f[n] && n < 4; f[++n] = strtok_r(NULL, "\t", &save))
+			;
+		if (n >= 4 && strcmp(f[0], "step") == 0 && r->nsteps < DOCTOR_MAX_STEPS) {
+			struct doctor_step *s = &r->steps[r->nsteps++];
+
+			snprintf(s->name, sizeof(s->name), "%s", f[1]);
+			snprintf(s->status, sizeof(s->status), "%s", f[2]);
+			s->ms = atof(f[3]);
+			snprintf(s->detail, sizeof(s->detail), "%s", f[4] ? f[4] : "");
+		} else if (n >= 3 && strcmp(f[0], "lib") == 0 && r->nlibs < DOCTOR_MAX_LIBS) {
+			snprintf(r->libs[r->nlibs][0], PATH_MAX, "%s", f[1]);
+			snprintf(r->libs[r->nlibs++][1], PATH_MAX, "%s", f[2]);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+static const struct doctor_step *find_step(const struct doctor_probe *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].name, name) == 0)
+			return &r->steps[i];
+	return NULL;
+}
+
+static bool failed(const struct doctor_probe *r, const char *name)
+{
+	const struct doctor_step *s = find_step(r, name);
+
+	return s && strcmp(s->status, "FAILED") == 0;
+}
+
+/* Next to the gputrace command, as the build and an install put it. */
+static bool beside_us(const char *rel, char *out, size_t cap)
+{
+	char self[PATH_MAX];
+
+	if (!cmd_own_folder(self, sizeof(self)))
+		return false;
+	return (size_t)snprintf(out, cap, "%s/%s", self, rel) < cap && access(out, F_OK) == 0;
+}
+
+/* A copy of component the scan found, the Python environment's first. */
+static const char *copy_of(const struct host_scan *s, const char *component)
+{
+	const struct host_copy *best = NULL;
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++) {
+		const struct host_copy *c = &s->copies[i];
+
+		if (strcmp(c->fi.component, component) || !c->real_path || !c->elf.ok || c->stub)
+			continue;
+		if (!best || (strcmp(c->where, "site-packages") == 0 && strcmp(best->where, "site-packages")))
+			best = c;
+	}
+	return best ? best->path : NULL;
+}
+
+
+/* The host's copies and their conflicts, once (gputrace scan's walk). */
+static void scan_host(struct doctor *d)
+{
+	if (d->scanned)
+		return;
+	host_scan_run(&d->scan, NULL, 0);
+	gt_scan_judge(&d->scan, &d->scan_findings);
+	d->scanned = true;
+}
+
+/* A probe that died is a failed step of its own: the steps after it never ran. */
+static void note_death(struct doctor_probe *r, const char *who, int status)
+{
+	struct doctor_step *s;
+
+	if (status < 128 || r->nsteps >= DOCTOR_MAX_STEPS)
+		return;
+	s = &r->steps[r->nsteps++];
+	snprintf(s->name, sizeof(s->name), "%s", who);
+	snprintf(s->status, sizeof(s->status), "FAILED");
+	snprintf(s->detail, sizeof(s->detail), "killed by signal %d after the steps above", status - 128);
+}
+
+static int run_probe(struct doctor *d, char *const *env)
+{
+	char probe[PATH_MAX], *argv[2], *out = NULL;
+	int status;
+
+	if (!beside_us("gputrace-probe", probe, sizeof(probe)) &&
+	    !beside_us("../lib/gputrace/gputrace-probe", probe, sizeof(probe))) {
+		fprintf(stderr, "gputrace doctor: gputrace-probe not found next to gputrace\n");
+		return -1;
+	}
+	argv[0] = probe;
+	argv[1] = NULL;
+	status = cmd_run_traced_capture(argv, d->dir, env, &out);
+	memset(&d->probe, 0, sizeof(d->probe));
+	parse_probe(out ? out : "", &d->probe);
+	free(out);
+	note_death(&d->probe, "probe", status);
+	if (!d->probe.nsteps) {
+		fprintf(stderr, "gputrace doctor: the probe ran no step (exit status %d)\n", status);
+		return -1;
+	}
+	return status;
+}
+
+/* A library the loader could not find by its name is tried once more, from
+ * a copy the scan finds, so the layers above it can still be checked. */
+static void retry_with_copies(struct doctor *d)
+{
+	static const char *const what[][3] = {
+		{ "runtime_load", "cudart", "GPUTRACE_PROBE_CUDART" },
+		{ "cublas_load", "cublas", "GPUTRACE_PROBE_CUBLAS" },
+		{ "cudnn_load", "cudnn", "GPUTRACE_PROBE_CUDNN" },
+	};
+	static char settings[3][PATH_MAX + 32];
+	/* (notes: up to 3 copies tested here, 3 differences with the framework) */
+	char *env[4] = { 0 };
+	const char *copy;
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < 3; i++) {
+		if (!failed(&d->probe, what[i][0]))
+			continue;
+		scan_host(d);
+		copy = copy_of(&d->scan, what[i][1]);
+		if (!copy)
+			continue;
+		snprintf(settings[n], sizeof(settings[n]), "%s=%s", what[i][2], copy);
+		snprintf(d->tested_note[d->ntested++], sizeof(d->tested_note[0]),
+			 "%s is not on the loader's search path: tested the copy the scan found, %s",
+			 what[i][1], copy);
+		env[n] = settings[n];
+		n++;
+	}
+	if (n) {
+		struct doctor_probe *before = malloc(sizeof(*before));
+
+		if (!before)
+			abort();
+		*before = d->probe;
+		if (run_probe(d, env) < 0)
+			d->probe = *before;  /* the first run's steps stand */
+		free(before);
+	}
+}
+
+/* Whether `python -c "import torch"` succeeds, run untraced and silent. */
+static bool imports_torch(const char *python)
+{
+	char *argv[] = { (char *)python, "-c", "import torch", NULL };
+	posix_spawn_file_actions_t fa;
+	int status = -1, err;
+	pid_t pid;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return false;
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	err = posix_spawn(&pid, python, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err != 0)
+		return false;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A step the doctor itself concludes, without a probe (the probe's format). */
+static void add_step(struct doctor_probe *r, const char *name, const char *status, const char *detail)
+{
+	struct doctor_step *s;
+
+	if (r->nsteps >= DOCTOR_MAX_STEPS)
+		return;
+	s = &r->steps[r->nsteps++];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->status, sizeof(s->status), "%s", status);
+	s->ms = 0;
+	snprintf(s->detail, sizeof(s->detail), "%s", detail);
+}
+
+/* The framework checks, when the interpreter (--python, else the python3 on
+ * PATH) imports torch. Without torch the layer is one skipped step that says
+ * which interpreter was asked, so the choice is never a silent accident of
+ * PATH. */
+static void run_framework(struct doctor *d)
+{
+	char script[PATH_MAX], python[PATH_MAX], detail[PATH_MAX + 64], *out = NULL;
+	char *argv[] = { python, script, NULL };
+	struct doctor_probe fw;
+	int i;
+
+	d->framework_status = -1;
+	if (!beside_us("../probe/torch_doctor.py", script, sizeof(script)) &&
+	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
+		return;
+	if (cmd_resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {
+		add_step(&d->probe, "torch_import", "skipped", "no python3 on PATH");
+		return;
+	}
+	if (!imports_torch(python)) {
+		snprintf(detail, sizeof(detail), "%s does not import torch", python);
+		add_step(&d->probe, "torch_import", "skipped", detail);
+		return;
+	}
+	d->framework_status = cmd_run_traced_capture(argv, d->dir, NULL, &out);
+	memset(&fw, 0, sizeof(fw));
+	parse_probe(out ? out : "", &fw);
+	free(out);
+	note_death(&fw, "torch_checks", d->framework_status);
+	for (i = 0; i < fw.nsteps && d->probe.nsteps < DOCTOR_MAX_STEPS; i++)
+		d->probe.steps[d->probe.nsteps++] = fw.steps[i];
+}
+
+/* The probe loads each library by its usual name; a framework may load
+ * another copy by its own path (PyTorch's wheels do). When the two differ,
+ * both are said: the probe's verdict is about the copy it tested. */
+static void compare_with_framework(struct doctor *d, const struct gt_report *rep)
+{
+	static const char *const components[] = { "cudnn", "cudart", "cublas", NULL };
+	const struct gt_lib *probe_lib, *fw_lib;
+	size_t i, k;
+	int c;
+
+	for (c = 0; components[c]; c++) {
+		probe_lib = fw_lib = NULL;
+		for (i = 0; i < rep->ngroups; i++) {
+			const struct gt_proc_model *m = &rep->groups[i]->model;
+			const char *exe = m->proc->exe ? strrchr(m->proc->exe, '/') : NULL;
+
+			for (k = 0; k < m->nlibs; k++) {
+				if (strcmp(m->libs[k].fi.component, components[c]) != 0)
+					continue;
+				if (exe && strcmp(exe, "/gputrace-probe") == 0)
+					probe_lib = &m->libs[k];
+				else if (m->proc->exe && strstr(m->proc->exe, "python"))
+					fw_lib = &m->libs[k];
+			}
+		}
+		if (probe_lib && fw_lib && probe_lib->real_path[0] && fw_lib->real_path[0] &&
+		    strcmp(probe_lib->real_path, fw_lib->real_path) != 0 && d->ntested < DOCTOR_MAX_NOTES)
+			snprintf(d->tested_note[d->ntested++], sizeof(d->tested_note[0]),
+				 "%s: the probe tested %s (%s), the framework loaded %s (%s)", components[c],
+				 probe_lib->obj->path, probe_lib->version, fw_lib->obj->path, fw_lib->version);
+	}
+}
+
+const char *cmd_doctor_first_failing_layer(const struct doctor_probe *r)
+{
+	int i;
+
+	for (i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].status, "FAILED") == 0)
+			return cmd_doctor_layer_of(r->steps[i].name);
+	return NULL;
+}
+
+
+static bool any_failed(const struct doctor_probe *r)
+{
+	return cmd_doctor_first_failing_layer(r) != NULL;
+}
+
+bool cmd_doctor_run(struct doctor *d)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *paths[1], err[8192];
+
+	snprintf(d->dir, sizeof(d->dir), "%s/gputrace-doctor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(d->dir)) {
+		perror("gputrace doctor: mkdtemp");
+		return false;
+	}
+	if (run_probe(d, NULL) < 0)
+		return false;
+	retry_with_copies(d);
+	run_framework(d);
+	/* Conflicts on the host are worth a line whenever something failed. */
+	if (any_failed(&d->probe))
+		scan_host(d);
+	paths[0] = d->dir;
+	d->have_report = gt_report_load(&d->report, paths, 1, err, sizeof(err));
+	if (d->have_report) {
+		gt_report_analyse(&d->report);
+		compare_with_framework(d, &d->report);
+	}
+	return true;
+}
+
+void cmd_doctor_free(struct doctor *d)
+{
+	gt_report_free(&d->report);
+	if (d->scanned) {
+		gt_findings_free(&d->scan_findings);
+		host_scan_free(&d->scan);
+	}
+}
