@@ -1,4 +1,4 @@
-/* libFuzzer target: any bytes as a library file for host_elf_read (report/elf_info.c),
+/* libFuzzer target: any bytes as a library file for host_elf_read (host/elf_info.c),
  * through a memfd opened by its /proc/self/fd path, as the scanner opens files;
  * the rpath lists found are expanded as the loader would. */
 #define _GNU_SOURCE

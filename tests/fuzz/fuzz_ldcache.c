@@ -1,4 +1,4 @@
-/* libFuzzer target: any bytes as an ld.so.cache (report/ldcache.c). A parsed cache
+/* libFuzzer target: any bytes as an ld.so.cache (host/ldcache.c). A parsed cache
  * must hold only terminated strings that lookups can walk. */
 #include <stddef.h>
 #include <stdint.h>

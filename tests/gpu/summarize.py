@@ -52,8 +52,10 @@ def summarize(path):
         stem = re.sub(r"\.so.*", "", name)
         print("  miss  %-40s x%d (%s paths)%s" % (name, len(ns), ",".join(map(str, ns[:3])),
               "" if stem not in opened else "  [another name of it was loaded]"))
-    print("  ended cleanly: %s; %d lines, %d bytes" % (lines[-1]["ev"] == "end", len(lines),
-                                                      os.path.getsize(path)))
+    # The launcher's "reaped" line comes after the process's own last line.
+    own = [o for o in lines if o["ev"] != "reaped"]
+    print("  ended cleanly: %s; %d lines, %d bytes" % (bool(own) and own[-1]["ev"] == "end",
+                                                      len(lines), os.path.getsize(path)))
 
 
 for d in sys.argv[1:]:

@@ -1,5 +1,5 @@
-/* Unit tests: ELF facts and rpath expansion (report/elf_info.c), and which installer
- * owns a file (report/package.c), on real system files and fake trees under /tmp. */
+/* Unit tests: ELF facts and rpath expansion (host/elf_info.c), and which installer
+ * owns a file (host/package.c), on real system files and fake trees under /tmp. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <elf.h>

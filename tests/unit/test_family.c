@@ -1,4 +1,4 @@
-/* Unit tests: CUDA-family classification of file names (report/family.c). */
+/* Unit tests: CUDA-family classification of file names (common/family.c). */
 #include <check.h>
 
 #include "common/family.h"

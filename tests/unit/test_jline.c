@@ -1,4 +1,4 @@
-/* Unit tests: JSON line building and escaping (tracer/jline.c). */
+/* Unit tests: JSON line building and escaping (common/jline.c). */
 #include <check.h>
 #include <jansson.h>
 #include <string.h>

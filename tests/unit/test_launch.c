@@ -1,4 +1,4 @@
-/* Unit tests: the launcher's pure helpers (tracer/launch.c) and format names. */
+/* Unit tests: the launcher's pure helpers (cmd/launch.c) and format names. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit tests: the ld.so.cache reader (report/ldcache.c) against `ldconfig -p` on this
+/* Unit tests: the ld.so.cache reader (host/ldcache.c) against `ldconfig -p` on this
  * host's cache and on ldconfig-written seeds in all three formats, the loader's
  * choice in lookups, and corrupt caches (truncated, random, lying counts and offsets). */
 #define _GNU_SOURCE

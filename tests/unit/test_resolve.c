@@ -1,4 +1,4 @@
-/* Unit tests: the loader's search done on paper (report/resolve.c) against the
+/* Unit tests: the loader's search done on paper (host/resolve.c) against the
  * real loader. Each layout runs a fixture scenario with LD_DEBUG=libs,files, takes the
  * file ld.so really mapped for one name, and compares it with host_resolve's winner.
  * Needs `make fixtures`; run from the repository root (BUILD names the build folder). */
