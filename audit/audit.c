@@ -7,6 +7,7 @@
  * callbacks run under the loader's lock (startup is single-threaded; dlopen and
  * dlclose hold dl_load_lock), so the state below needs no lock of its own. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -21,7 +22,7 @@
 #include "common/trace_file.h"
 
 
-static struct gt_trace audit_trace = { .fd = -1, .source = GT_SOURCE_AUDIT };
+static struct gt_trace audit_trace = { .source = GT_SOURCE_AUDIT };
 /* A line holds a search's whole list of tries: room for both. */
 static char line_buf[65536 + 131072];
 static char tries_buf[131072];
@@ -42,10 +43,11 @@ static unsigned long next_seq = 1;
 static bool exiting;          /* the main program's map was closed: _dl_fini runs */
 static bool active;           /* la_version accepted us */
 
-static int trace_fd(void)
+static bool trace_ready(void)
 {
-	return active ? gt_trace_fd(&audit_trace) : -1;
+	return active && gt_trace_ready(&audit_trace);
 }
+
 
 static void emit(struct jline *j)
 {
@@ -70,6 +72,46 @@ static void copy_bounded(char *dst, size_t cap, const char *src)
 
 	memcpy(dst, src, n);
 	dst[n] = 0;
+}
+
+/* This library's own file, to know the preload copy of it when it maps. */
+static struct {
+	char base[256];
+	dev_t dev;
+	ino_t ino;
+	bool known;
+} self_file;
+
+static void know_self(void)
+{
+	Dl_info info;
+	struct stat st;
+	const char *slash;
+
+	if (!dladdr((void *)know_self, &info) || !info.dli_fname || stat(info.dli_fname, &st) != 0)
+		return;
+	slash = strrchr(info.dli_fname, '/');
+	copy_bounded(self_file.base, sizeof(self_file.base), slash ? slash + 1 : info.dli_fname);
+	self_file.dev = st.st_dev;
+	self_file.ino = st.st_ino;
+	self_file.known = true;
+}
+
+/* The preload copy of this library: the same file (one stat, only for an
+ * object with our file name). It gets our sink, so that the two halves
+ * write through one mapping. */
+static void hand_over_if_peer(const struct link_map *map)
+{
+	const char *slash;
+	struct stat st;
+
+	if (!self_file.known || !map->l_name || map->l_name[0] != '/')
+		return;
+	slash = strrchr(map->l_name, '/');
+	if (strcmp(slash + 1, self_file.base) != 0 || stat(map->l_name, &st) != 0 ||
+	    st.st_dev != self_file.dev || st.st_ino != self_file.ino)
+		return;
+	gt_trace_hand_over(&audit_trace, map->l_addr);
 }
 
 /* The value of `tag` in a map's dynamic section, or `none`. */
@@ -205,7 +247,7 @@ static void end_search(const struct link_map *any)
 		m = loaded_as(cur.last_try, any);
 	else if (strchr(cur.name, '/'))
 		m = loaded_as(cur.name, any);
-	if (trace_fd() >= 0) {
+	if (trace_ready()) {
 		begin(&j, GT_EV_SEARCH_END);
 		jl_uint(&j, GT_K_SEARCH, cur.seq);
 		jl_str(&j, GT_K_NAME, cur.name);
@@ -224,7 +266,8 @@ GT_EXPORT unsigned int la_version(unsigned int version)
 	if (gt_disabled())
 		return 0;  /* the loader then drops this module altogether */
 	active = true;
-	trace_fd();
+	know_self();
+	trace_ready();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -240,8 +283,9 @@ static void start_search(const char *name, const struct link_map *requester)
 	copy_bounded(cur.name, sizeof(cur.name), name);
 	cur.has_runpath = dyn_value(requester, DT_RUNPATH, 0) != 0;
 	/* The start of each search is where the fd is checked to be still ours
-	 * (trace_fd_checked): once per library, not once per line. */
-	if (gt_trace_fd_checked(&audit_trace) < 0)
+	 * (gt_trace_ready_checked; free when the trace is mapped): once per
+	 * library, not once per line. */
+	if (!gt_trace_ready_checked(&audit_trace))
 		return;
 	begin(&j, GT_EV_SEARCH);
 	jl_uint(&j, GT_K_SEQ, cur.seq);
@@ -296,7 +340,10 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	int saved = errno;
 
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
-	if (!active || trace_fd() < 0)
+	if (!active)
+		goto out;
+	hand_over_if_peer(map);
+	if (!trace_ready())
 		goto out;
 	path = map_path(map);
 	begin(&j, GT_EV_OPEN);
@@ -335,7 +382,7 @@ GT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	 * closes are the end of the process, not dlclose calls worth a line. */
 	if (!map->l_name || !map->l_name[0])
 		exiting = true;
-	if (exiting || trace_fd() < 0)
+	if (exiting || !trace_ready())
 		goto out;
 	begin(&j, GT_EV_CLOSE);
 	jl_str(&j, GT_K_PATH, map->l_name);

@@ -287,13 +287,14 @@ static void add_argv(struct jline *j)
 		jl_bool(j, GT_K_ARGV_LOSSY, true);
 }
 
-static void write_header(struct gt_trace *t, const char *host, unsigned long long start)
+/* This copy's header line, in header_buf; returns its length. */
+static size_t build_header(struct gt_trace *t, const char *host, unsigned long long start)
 {
 	struct jline j;
 	char exe[PATH_MAX], cwd[PATH_MAX];
 	const char *rank_var = NULL;
 	ssize_t n;
-	size_t i, len;
+	size_t i;
 	long rank;
 
 	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
@@ -316,6 +317,8 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	if (getcwd(cwd, sizeof(cwd)))
 		jl_str(&j, GT_K_CWD, cwd);
 	jl_str(&j, GT_K_GLIBC, gnu_get_libc_version());
+	jl_str(&j, GT_K_WRITER, t->sink->fallback ? "write" : "mmap");
+	jl_str(&j, GT_K_WRITER_WHY, t->sink->fallback);
 	rank = env_number(rank_vars, &rank_var);
 	if (rank >= 0) {
 		jl_int(&j, GT_K_RANK, rank);
@@ -330,32 +333,7 @@ static void write_header(struct gt_trace *t, const char *host, unsigned long lon
 	for (i = 0; i < sizeof(header_env) / sizeof(header_env[0]); i++)
 		jl_str(&j, header_env[i], getenv(header_env[i]));
 	jl_object_end(&j);
-	len = jl_end(&j);
-	gt_trace_write(t, header_buf, len);
-}
-
-/* Lowest fd number our trace fd is moved to: shells and daemons take the low
- * numbers for themselves (bash uses 255 and below). */
-#define GT_FD_FLOOR 800
-
-/* Keeps the fd out of the program's way, and remembers which file it is. */
-static int adopt_fd(struct gt_trace *t, int fd)
-{
-	struct stat st;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
-
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return -1;
-	}
-	t->dev = st.st_dev;
-	t->ino = st.st_ino;
-	t->fd = fd;
-	return fd;
+	return jl_end(&j);
 }
 
 /* Is the file at fd nothing but header lines (a fork child's first words)? */
@@ -364,8 +342,14 @@ static bool only_headers(int fd)
 	static const char head[] = "{\"ev\":\"header\"";
 	char buf[65536];
 	ssize_t n = pread(fd, buf, sizeof(buf), 0), i = 0;
+	const char *nul = n > 0 ? memchr(buf, 0, (size_t)n) : NULL;
 
-	if (n <= 0 || n == (ssize_t)sizeof(buf))
+	/* The lines end where the room reserved ahead (NUL bytes) begins. */
+	if (nul)
+		n = nul - buf;
+	else if (n == (ssize_t)sizeof(buf))
+		return false;
+	if (n <= 0)
 		return false;
 	while (i < n) {
 		const char *nl = memchr(buf + i, '\n', (size_t)(n - i));
@@ -396,54 +380,45 @@ static void drop_prefork_stub(const char *host, pid_t pid, unsigned long long st
 	close(fd);
 }
 
-/* Creates the trace, or joins the one the other half of this process created. */
-static int open_trace(struct gt_trace *t)
+/* Creates the trace, or joins this process's own (after exec), and gives it
+ * to the sink. Under the sink's lock. */
+static void open_trace(struct gt_trace *t, const char *host, unsigned long long start)
 {
-	char host[256];
-	unsigned long long start = process_start_ticks();
+	struct gt_sink *s = t->sink;
 	pid_t pid = getpid();
 	struct stat st;
 	int k, fd;
 
-	gt_host_name(host, sizeof(host));
 	for (k = 0; k < 16; k++) {
-		if (!trace_name(t->path, sizeof(t->path), host, pid, k))
-			return -1;
-		fd = open(t->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (!trace_name(s->path, sizeof(s->path), host, pid, k))
+			return;
+		fd = open(s->path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			if (adopt_fd(t, fd) < 0)
-				return -1;
-			write_header(t, host, start);
-			t->forked = false;
+			gt_sink_attach(s, fd, false);
 			drop_prefork_stub(host, pid, start);
-			return t->fd;
+			return;
 		}
 		if (errno != EEXIST)
-			return -1;
-		fd = open(t->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+			return;
+		fd = open(s->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Only our own regular file, only this process's. */
+		/* Only our own regular file, only this process's (an earlier
+		 * image of it, before exec). */
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 		    trace_is_ours(fd, pid, start)) {
-			if (adopt_fd(t, fd) < 0)
-				return -1;
-			/* A header of our own: the other half may be absent (setuid,
-			 * LD_PRELOAD alone), and after exec this opens a new image. */
-			write_header(t, host, start);
-			t->forked = false;
-			return t->fd;
+			gt_sink_attach(s, fd, true);
+			return;
 		}
 		close(fd);
 	}
-	return -1;
 }
 
 /* After fork the child must write its own file. getpid() is a system call
  * on every line; a page the kernel wipes in the child tells it for free. */
-static void arm_canary(struct gt_trace *t)
+static void arm_canary(struct gt_sink *s)
 {
-	if (!t->canary) {
+	if (!s->canary) {
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
@@ -452,75 +427,118 @@ static void arm_canary(struct gt_trace *t)
 			munmap(p, 4096);
 			return;  /* older kernels: getpid() on every line */
 		}
-		t->canary = p;
+		s->canary = p;
 	}
-	*t->canary = 1;
+	*s->canary = 1;
 }
 
-static bool same_process(struct gt_trace *t)
+static bool same_process(const struct gt_sink *s)
 {
-	if (t->canary)
-		return *t->canary != 0;
-	return t->pid == getpid();
+	if (s->canary)
+		return *s->canary != 0;
+	return s->pid == getpid();
 }
 
-int gt_trace_fd(struct gt_trace *t)
+static struct gt_sink own_sink;
+struct gt_sink *gt_handed_sink;
+
+void gt_trace_hand_over(struct gt_trace *t, uintptr_t peer_base)
 {
+	/* The linker's symbol for our own ELF header: where this copy is mapped.
+	 * The peer is the same file, so the variable sits at the same offset. */
+	extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+	struct gt_sink **slot = (struct gt_sink **)(peer_base + ((uintptr_t)&gt_handed_sink -
+								  (uintptr_t)__ehdr_start));
+
+	if (!t->sink)
+		t->sink = &own_sink;
+	*slot = t->sink;
+}
+
+/* First use, or the first use in a child after fork: the file of this
+ * process is opened (created, or joined after exec) and the opener's header
+ * written, both under the lock, so no line of this file comes before it. */
+static void open_for_this_process(struct gt_trace *t)
+{
+	struct gt_sink *s = t->sink;
+	char host[256];
+	unsigned long long start;
+	size_t len;
+
+	gt_sink_lock(s);
+	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) != GT_SINK_CLOSED && same_process(s)) {
+		gt_sink_unlock(s);
+		return;
+	}
+	if (s->pid && !same_process(s))
+		gt_sink_forget(s);
+	s->pid = getpid();
+	start = process_start_ticks();
+	gt_host_name(host, sizeof(host));
+	open_trace(t, host, start);
+	arm_canary(s);
+	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) != GT_SINK_CLOSED) {
+		s->generation++;
+		t->gen = s->generation;
+		len = build_header(t, host, start);
+		gt_sink_write_locked(s, header_buf, len);
+		t->forked = false;
+	}
+	gt_sink_unlock(s);
+}
+
+bool gt_trace_ready(struct gt_trace *t)
+{
+	struct gt_sink *s;
+	unsigned gen;
 	int saved;
 
-	if (t->pid != 0 && same_process(t))
-		return t->fd;
-	/* First use, or the first use in a child after fork: the inherited fd is
-	 * the parent's file, and the child writes its own. The inherited fd is
-	 * left open (it is O_CLOEXEC): after vfork the number may be the parent's
-	 * and closing it would close someone else's file. */
-	saved = errno;
-	t->fd = -1;
-	t->pid = getpid();
-	open_trace(t);
-	arm_canary(t);
-	errno = saved;
-	return t->fd;
-}
-
-/* Is t->fd still our trace? A program may close every fd (daemons, closefrom)
- * and open its own files under the same numbers: we must never write there. */
-static bool fd_still_ours(struct gt_trace *t)
-{
-	struct stat st;
-	int fd;
-
-	if (fstat(t->fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino)
-		return true;
-	fd = open(t->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, GT_FD_FLOOR);
-
-		if (high >= 0) {
-			close(fd);
-			fd = high;
-		}
-		t->fd = fd;
-		return true;
+	if (t->off)
+		return false;
+	if (!t->sink)
+		t->sink = &own_sink;
+	s = t->sink;
+	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) == GT_SINK_CLOSED || !same_process(s)) {
+		saved = errno;
+		/* A closed sink that this process opened is one that failed, or
+		 * that was cut: it stays closed. */
+		if (!(s->pid == getpid() && same_process(s)))
+			open_for_this_process(t);
+		errno = saved;
 	}
-	if (fd >= 0)
-		close(fd);
-	t->fd = -1;
-	return false;
+	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) == GT_SINK_CLOSED)
+		return false;
+	gen = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE);
+	if (__atomic_exchange_n(&t->gen, gen, __ATOMIC_ACQ_REL) != gen) {
+		/* The other half opened this file: this half's own header. */
+		char host[256];
+
+		saved = errno;
+		gt_host_name(host, sizeof(host));
+		gt_sink_write(s, header_buf, build_header(t, host, process_start_ticks()));
+		t->forked = false;
+		errno = saved;
+	}
+	return true;
 }
 
-int gt_trace_fd_checked(struct gt_trace *t)
+bool gt_trace_ready_checked(struct gt_trace *t)
 {
-	int saved = errno, fd = gt_trace_fd(t);
+	int saved = errno;
+	bool ok = gt_trace_ready(t) && gt_sink_fd_still_ours(t->sink);
 
-	if (fd >= 0 && !fd_still_ours(t))
-		fd = -1;
 	errno = saved;
-	return fd;
+	return ok;
 }
 
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len)
 {
-	if (t->fd >= 0 && len)
-		gt_write_all(t->fd, line, len);
+	if (t->sink && !t->off && len)
+		gt_sink_write(t->sink, line, len);
+}
+
+void gt_trace_finish(struct gt_trace *t)
+{
+	if (t->sink && !t->off && same_process(t->sink))
+		gt_sink_finish(t->sink);
 }

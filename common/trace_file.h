@@ -1,35 +1,44 @@
 /* The per-process trace file: naming, safe creation, the header line.
- * Both halves of libgputrace.so (the audit copy and the preload copy) use it;
- * each opens the same file on its own and appends with O_APPEND. */
+ * Both halves of libgputrace.so (the audit copy and the preload copy) use it,
+ * and write through one sink (common/trace_sink.h). */
 #ifndef GPUTRACE_TRACE_FILE_H
 #define GPUTRACE_TRACE_FILE_H
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+#include "common/trace_sink.h"
+
 struct gt_trace {
-	int fd;                /* -1 until opened for the current pid */
-	pid_t pid;             /* the process the fd belongs to */
-	const char *source;    /* "audit" or "preload" */
-	dev_t dev;             /* identity of the file behind fd: the program may */
-	ino_t ino;             /* close our fd and reuse its number */
-	volatile char *canary; /* a MADV_WIPEONFORK page: 0 in a child after fork */
+	struct gt_sink *sink;  /* this copy's own, or the one the audit copy handed over */
+	unsigned gen;          /* the sink's file this copy wrote its header into */
+	const char *source;    /* GT_SOURCE_AUDIT or GT_SOURCE_PRELOAD */
 	bool forked;           /* the next header is a fork child's (same image, new pid) */
-	char path[PATH_MAX];
+	bool off;              /* this copy writes nothing (see gt_trace_off) */
 };
 
-/* The fd of the trace for the calling process, opening (or, after fork,
- * re-opening) it first. -1 when tracing is off or the file cannot be used;
- * the caller then does nothing. Writes a header when it opens. */
-int gt_trace_fd(struct gt_trace *t);
+/* The sink the audit copy of this library handed to this copy, or NULL. */
+extern struct gt_sink *gt_handed_sink;
+/* In the audit copy, at la_objopen of the preload copy (the same file,
+ * mapped at peer_base): gives it this copy's sink, so both halves append to
+ * one mapping through one reservation. */
+void gt_trace_hand_over(struct gt_trace *t, uintptr_t peer_base);
 
-/* The same, after making sure the fd still is our file (one fstat): for the
- * start of a burst of lines, not for every line. */
-int gt_trace_fd_checked(struct gt_trace *t);
-
-/* Write one finished line (from jl_end) to the trace. */
+/* Opens the trace of the calling process on first use and again in a fork
+ * child, and writes this copy's header once per file. False when tracing is
+ * off or the file cannot be used; the caller then writes nothing. No system
+ * call once the file is open (a fork is seen by a page the kernel wipes). */
+bool gt_trace_ready(struct gt_trace *t);
+/* The same, and for a write(2) sink, makes sure its fd is still our file
+ * (one fstat): for the start of a burst of lines, not for every line. */
+bool gt_trace_ready_checked(struct gt_trace *t);
+/* Writes one finished line (from jl_end). */
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len);
+/* At exit, after the last line of this process: the file is cut to the
+ * length of its lines. */
+void gt_trace_finish(struct gt_trace *t);
 
 /* Helpers shared with the rest of the library. */
 unsigned long long gt_now_us(void);

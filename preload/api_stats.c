@@ -2,6 +2,7 @@
  * static memory; updates are relaxed atomics, so 8 threads calling cudaMalloc
  * at once get exact totals without a lock. */
 #include "preload/api_stats.h"
+#include "preload/preload.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -240,15 +241,15 @@ static unsigned long long total(int f, int i, bool count)
 	return sum;
 }
 
-/* Runs at exit and inside fatal-signal handlers: stack buffers, write(2) only. */
-void preload_stats_flush(int fd)
+/* Runs at exit and inside fatal-signal handlers: stack buffers, the sink only. */
+void preload_stats_flush(void)
 {
 	char buf[512];
 	struct jline j;
 	unsigned long long now = gt_now_us();
 	int f, i;
 
-	if (!used || fd < 0)
+	if (!used || !preload_tracing())
 		return;
 	for (f = 0; f < GT_FN_COUNT; f++) {
 		for (i = 0; i < STATUS_SLOTS; i++) {
@@ -263,7 +264,7 @@ void preload_stats_flush(int fd)
 			jl_str(&j, GT_K_STATUS_NAME, preload_status_name((enum gt_hooked_fn)f, s->status));
 			jl_uint(&j, GT_K_COUNT, total(f, i, true));
 			jl_uint(&j, GT_K_BYTES, total(f, i, false));
-			gt_write_all(fd, buf, jl_end(&j));
+			preload_write(buf, jl_end(&j));
 		}
 	}
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOCS));
@@ -274,5 +275,5 @@ void preload_stats_flush(int fd)
 	jl_uint(&j, GT_K_UNTRACKED, __atomic_load_n(&n_untracked_allocs, __ATOMIC_RELAXED));
 	jl_uint(&j, GT_K_UNKNOWN_FREES, __atomic_load_n(&n_unknown_frees, __ATOMIC_RELAXED));
 	jl_bool(&j, GT_K_PARTIAL, partial);
-	gt_write_all(fd, buf, jl_end(&j));
+	preload_write(buf, jl_end(&j));
 }

@@ -22,8 +22,8 @@ void preload_stats_alloc(uintptr_t ptr, unsigned long long size);
 void preload_stats_free(uintptr_t ptr);
 /* A failed allocation: returns its number (1 for the first). */
 unsigned long long preload_stats_alloc_failed(void);
-/* Writes the totals to fd: one "calls" line per function and status, one "allocs". */
-void preload_stats_flush(int fd);
+/* Writes the totals to the trace: one "calls" line per function and status, one "allocs". */
+void preload_stats_flush(void);
 /* In a child after fork: the parent's calls are not the child's. */
 void preload_stats_reset(void);
 bool preload_stats_any(void);

@@ -132,9 +132,8 @@ static void write_call(enum gt_hooked_fn fn, int status, const void *real, const
 {
 	char buf[1536];
 	struct jline j;
-	int fd = preload_fd();
 
-	if (fd < 0)
+	if (!preload_tracing())
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
@@ -146,7 +145,7 @@ static void write_call(enum gt_hooked_fn fn, int status, const void *real, const
 		jl_int(&j, GT_K_VALUE, value);
 	jl_str(&j, GT_K_REASON, reason);
 	jl_str(&j, GT_K_LIB, lib_path_of(real));
-	gt_write_all(fd, buf, jl_end(&j));
+	preload_write(buf, jl_end(&j));
 }
 
 /* The first call of each hot function asks its library for its version. */
@@ -192,7 +191,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	unsigned long long n;
 	char buf[512];
 	struct jline j;
-	int fd, saved;
+	int saved;
 
 	preload_arm_flush();
 	preload_stats_count_hot(fn, status, size);
@@ -203,7 +202,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	}
 	n = preload_stats_alloc_failed();
 	saved = errno;
-	if (n > ALLOC_FAIL_EVENTS || (fd = preload_fd()) < 0)
+	if (n > ALLOC_FAIL_EVENTS || !preload_tracing())
 		goto out;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOC_FAIL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
@@ -213,7 +212,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	jl_int(&j, GT_K_STATUS, status);
 	jl_str(&j, GT_K_STATUS_NAME, preload_status_name(fn, status));
 	jl_uint(&j, GT_K_NTH, n);
-	gt_write_all(fd, buf, jl_end(&j));
+	preload_write(buf, jl_end(&j));
 out:
 	errno = saved;
 }

@@ -28,29 +28,30 @@ static int stats_flushed;
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 
-void preload_flush_stats(int fd)
+void preload_flush_stats(void)
 {
 	/* Once: a fatal signal during exit must not write the totals twice. */
 	if (__atomic_exchange_n(&stats_flushed, 1, __ATOMIC_ACQ_REL))
 		return;
-	preload_stats_flush(fd);
+	preload_stats_flush();
 }
 
 /* The totals are written, then the signal goes on to its default action. */
 static void on_fatal_signal(int sig)
 {
-	int saved = errno, fd = preload_fd();
+	int saved = errno;
+	bool tracing = preload_tracing();
 	char buf[128];
 	struct jline j;
 
-	preload_flush_stats(fd);
-	if (fd >= 0) {
+	preload_flush_stats();
+	if (tracing) {
 		jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
 		jl_uint(&j, GT_K_TIME, gt_now_us());
 		jl_int(&j, GT_K_TID, gt_gettid());
 		jl_str(&j, GT_K_WHAT, GT_NOTE_FATAL_SIGNAL);
 		jl_int(&j, GT_K_SIGNAL, sig);
-		gt_write_all(fd, buf, jl_end(&j));
+		preload_write(buf, jl_end(&j));
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);  /* blocked in the handler: delivered when it returns */
@@ -109,12 +110,11 @@ static void after_fork_in_child(void)
 	/* Said in the header: a fork child that ends with _exit (as worker
 	 * processes do) leaves no closing line, and that is no crash. */
 	preload_trace.forked = true;
-	gt_trace_fd(&preload_trace);
+	gt_trace_ready(&preload_trace);
 }
 
 /* The exit listing is gathered into one buffer and written in few writes. */
 struct listing {
-	int fd;
 	size_t len;
 };
 
@@ -133,7 +133,7 @@ static int list_object(struct dl_phdr_info *info, size_t size, void *data)
 	jl_str(&j, GT_K_PATH, info->dlpi_name);
 	n = jl_end(&j);
 	if (l->len + n > sizeof(exit_buf)) {
-		gt_write_all(l->fd, exit_buf, l->len);
+		preload_write(exit_buf, l->len);
 		l->len = 0;
 	}
 	memcpy(exit_buf + l->len, line, n);
@@ -155,13 +155,13 @@ static bool audit_half_active(void)
 	return strstr(audit, self.dli_fname) != NULL;
 }
 
-static void list_link_map(int fd)
+static void list_link_map(void)
 {
-	struct listing l = { .fd = fd, .len = 0 };
+	struct listing l = { .len = 0 };
 
 	dl_iterate_phdr(list_object, &l);
 	if (l.len)
-		gt_write_all(fd, exit_buf, l.len);
+		preload_write(exit_buf, l.len);
 }
 
 /* dl_iterate_phdr lists the caller's own namespace, and only the base
@@ -189,7 +189,16 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 	 * namespace: there the preload half has nothing to do. */
 	if (gt_disabled() || !in_base_namespace())
 		return;
-	if (gt_trace_fd(&preload_trace) < 0)
+	/* With the audit half, its copy of this library handed us its sink at
+	 * la_objopen: both halves write through one mapping. An audit half that
+	 * did not (an unforeseen way of loading us) owns the file: two writers
+	 * of one mapped file would overwrite each other, so this half stays
+	 * silent rather than spoil the trace. */
+	if (gt_handed_sink)
+		preload_trace.sink = gt_handed_sink;
+	else if (audit_half_active())
+		preload_trace.off = true;
+	if (!gt_trace_ready(&preload_trace))
 		goto out;
 	pthread_atfork(NULL, NULL, after_fork_in_child);
 	preload_ready = true;
@@ -200,21 +209,23 @@ out:
 __attribute__((destructor)) static void gputrace_preload_fini(void)
 {
 	struct jline j;
-	int saved = errno, fd;
+	int saved = errno;
 
-	if (!preload_ready || (fd = gt_trace_fd_checked(&preload_trace)) < 0)
+	if (!preload_ready || !gt_trace_ready_checked(&preload_trace))
 		return;
 	/* A process that never called a hooked function (import torch alone):
 	 * its libraries' versions are asked here, the last chance. (An exit
 	 * handler registered from our constructor would run after this.) */
 	if (!__atomic_load_n(&flush_armed, __ATOMIC_ACQUIRE))
 		ask_versions_at_exit();
-	preload_flush_stats(fd);
+	preload_flush_stats();
 	if (!audit_half_active())
-		list_link_map(fd);
+		list_link_map();
 	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_PID, getpid());
-	gt_write_all(fd, exit_buf, jl_end(&j));
+	preload_write(exit_buf, jl_end(&j));
+	/* The last line of this process: the file is cut to its length. */
+	gt_trace_finish(&preload_trace);
 	errno = saved;
 }

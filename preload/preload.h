@@ -3,6 +3,7 @@
 #define GPUTRACE_PRELOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/export.h"
 #include "common/trace_file.h"
@@ -15,13 +16,15 @@ extern bool preload_ready;
  * calls it makes (version queries) are passed through, never recorded. */
 extern __thread int preload_in_hook;
 
-/* The trace fd of this process, or -1. */
-int preload_fd(void);
+/* Tracing is on and the trace can be written (opened for this process). */
+bool preload_tracing(void);
+/* One finished line into the trace (after preload_tracing said yes). */
+void preload_write(const char *line, size_t len);
 /* preload.c (start-up, fork, exit). First CUDA activity: arm the exit and
  * fatal-signal flushes (once). */
 void preload_arm_flush(void);
 /* Writes the call totals (exit, fatal signal). */
-void preload_flush_stats(int fd);
+void preload_flush_stats(void);
 /* cuda_hooks.c. A dlopen handle of the already-loaded object that contains addr, taken with
  * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
  * Release it with dlclose. */

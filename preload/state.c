@@ -6,11 +6,16 @@
 
 #include "gputrace/trace_format.h"
 
-struct gt_trace preload_trace = { .fd = -1, .source = GT_SOURCE_PRELOAD };
+struct gt_trace preload_trace = { .source = GT_SOURCE_PRELOAD };
 bool preload_ready;
 __thread int preload_in_hook;
 
-int preload_fd(void)
+bool preload_tracing(void)
 {
-	return preload_ready ? gt_trace_fd_checked(&preload_trace) : -1;
+	return preload_ready && gt_trace_ready_checked(&preload_trace);
+}
+
+void preload_write(const char *line, size_t len)
+{
+	gt_trace_write(&preload_trace, line, len);
 }

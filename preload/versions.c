@@ -76,9 +76,8 @@ static void write_version(const char *lib, const char *fn, long long value, int 
 {
 	char buf[PATH_MAX + 512];
 	struct jline j;
-	int fd = preload_fd();
 
-	if (fd < 0)
+	if (!preload_tracing())
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_VERSION));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
@@ -89,7 +88,7 @@ static void write_version(const char *lib, const char *fn, long long value, int 
 	jl_int(&j, GT_K_STATUS, status);
 	if (status == 0)
 		jl_int(&j, GT_K_VALUE, value);
-	gt_write_all(fd, buf, jl_end(&j));
+	preload_write(buf, jl_end(&j));
 }
 
 static void ask(struct link_map *map, void *handle, const struct version_call *c)
@@ -137,15 +136,14 @@ static void note_queries(const char *what)
 {
 	char buf[128];
 	struct jline j;
-	int fd = preload_fd();
 
-	if (fd < 0)
+	if (!preload_tracing())
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_str(&j, GT_K_WHAT, what);
 	jl_int(&j, GT_K_TID, gt_gettid());
-	gt_write_all(fd, buf, jl_end(&j));
+	preload_write(buf, jl_end(&j));
 }
 
 /* cuDNN 9's version call loads libcudnn_graph when it is not there yet. */

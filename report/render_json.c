@@ -112,6 +112,11 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 	if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
 		json_object_set_new(end, "status", json_integer(m->ended_status));
 	json_object_set_new(o, "ended", end);
+	/* Only in traces that were cut: the keys of every other report stay as they were. */
+	if (p->cut_reason)
+		gt_evidence_str(o, "trace_cut", p->cut_reason);
+	if (p->cut_lines)
+		json_object_set_new(o, "cut_lines", json_integer((json_int_t)p->cut_lines));
 	for (i = 0; i < m->nlibs; i++)
 		json_array_append_new(libs, lib_json(&m->libs[i]));
 	json_object_set_new(o, "libraries", libs);

@@ -139,6 +139,12 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 			who, end);
 	if (!p->audit_seen)
 		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
+	if (p->cut_reason)
+		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
+			"process did after that is missing\n", p->cut_reason);
+	if (p->cut_lines)
+		fprintf(f, "  %lu line%s cut short (the process was killed as it wrote them) left out\n",
+			p->cut_lines, p->cut_lines == 1 ? "" : "s");
 	for (i = 0; i < r->findings.n; i++)
 		if (r->findings.v[i].proc == m) {
 			gt_render_finding(f, r, &r->findings.v[i], color);

@@ -334,6 +334,8 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 		rd->in_queries = false;
 	else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
 		p->fatal_signal = int_of(o, GT_K_SIGNAL);
+	else if (strcmp(what, GT_NOTE_TRACE_CUT) == 0 && !p->cut_reason)
+		p->cut_reason = field(o, GT_K_REASON) ?: gt_xstrdup("?");
 }
 
 /* Written by the launcher after the process it started ended. */
@@ -419,6 +421,7 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		json_error_t jerr;
+		char *text = line;
 		json_t *o;
 
 		lineno++;
@@ -426,13 +429,29 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 			why = "line too long";
 			goto bad;
 		}
-		if (line[n - 1] != '\n') {
+		/* NUL bytes are room the writer reserved in the file and did not
+		 * fill (a process killed before its exit, a line cut mid-copy):
+		 * what comes before them on a line is a cut line, what comes after
+		 * the last of them is the next line. */
+		if (memchr(line, 0, (size_t)n)) {
+			char *last = memrchr(line, 0, (size_t)n);
+
+			if (line[0] != 0)
+				p->cut_lines++;
+			n -= last + 1 - line;
+			text = last + 1;
+			if (n == 0)
+				continue;
+		}
+		if (n == 1 && text[0] == '\n')
+			continue;
+		if (text[n - 1] != '\n') {
 			/* Every line is written whole with one write(2), so even a
 			 * killed process leaves none half-written: this file was cut. */
 			why = "truncated: the last line is cut off";
 			goto bad;
 		}
-		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
+		o = json_loadb(text, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(o)) {
 			json_decref(o);
 			why = "not a JSON object";
@@ -510,6 +529,7 @@ void gt_process_free(struct gt_process *p)
 	free(p->objects);
 	free(p->searches);
 	free(p->file);
+	free(p->cut_reason);
 	free(p->host);
 	free(p->exe);
 	memset(p, 0, sizeof(*p));

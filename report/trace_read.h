@@ -107,6 +107,8 @@ struct gt_process {
 	int exit_status;      /* when reaped by exit */
 	int reaped_signal;    /* when reaped by a signal */
 	void *env;            /* json_t object: the header's loading environment */
+	char *cut_reason;     /* the writer had no room left ("ENOSPC"): lines are missing */
+	unsigned long cut_lines; /* lines cut short (a process killed mid-line) */
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

@@ -137,6 +137,8 @@ enum gt_rule {
 #define GT_K_UID "uid"              /* header */
 #define GT_K_EUID "euid"            /* header */
 #define GT_K_GLIBC "glibc"          /* header: gnu_get_libc_version() */
+#define GT_K_WRITER "writer"        /* header: "mmap" (a shared mapping) or "write" (write(2)) */
+#define GT_K_WRITER_WHY "writer_why" /* header: why write(2): "fallocate refused" ... */
 #define GT_K_ENV "env"              /* header: the environment that steers loading, as an object */
 #define GT_K_IMAGE "image"          /* header: the program image id (new after exec) */
 #define GT_K_FORK "fork"            /* header: this process is a fork child of the traced one */
@@ -163,6 +165,7 @@ enum gt_rule {
 #define GT_NOTE_QUERIES_BEGIN "gputrace_queries_begin"  /* gputrace's own version calls start */
 #define GT_NOTE_QUERIES_END "gputrace_queries_end"
 #define GT_NOTE_FATAL_SIGNAL "fatal_signal"  /* the preload half saw a fatal signal */
+#define GT_NOTE_TRACE_CUT "trace_cut"  /* no room for more lines (reason: ENOSPC ...) */
 /* Which half wrote a line (GT_K_SOURCE). */
 #define GT_SOURCE_AUDIT "audit"
 #define GT_SOURCE_PRELOAD "preload"

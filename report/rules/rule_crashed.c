@@ -21,6 +21,10 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 	 * (Python's multiprocessing): no closing line is expected of it. */
 	if (strcmp(m->ended_how, "unknown") == 0 && p->forked && p->images == 1)
 		return;
+	/* A trace cut for want of room lost its closing line with the rest:
+	 * that says nothing about how the process ended. */
+	if (strcmp(m->ended_how, "unknown") == 0 && p->cut_reason)
+		return;
 	if (strcmp(m->ended_how, "signal") == 0)
 		f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
 				   "Look at the last libraries loaded below first: run the program under "

@@ -21,6 +21,20 @@ def value(obj, key):
     return obj.get(key)
 
 
+def trace_lines(raw):
+    """The lines of a trace, as gputrace-trace(5) says to read them: NUL bytes
+    are room the writer reserved and never filled (a process that did not
+    reach its exit); on a line, what comes before them is a cut line and what
+    comes after the last of them is the next line."""
+    out = []
+    for chunk in raw.split(b"\n"):
+        if b"\0" in chunk:
+            chunk = chunk[chunk.rindex(b"\0") + 1:]
+        if chunk:
+            out.append(chunk)
+    return out
+
+
 class Trace:
     """One trace file: its lines, parsed."""
 
@@ -28,7 +42,7 @@ class Trace:
         self.path = path
         with open(path, "rb") as f:
             self.raw = f.read()
-        self.lines = [json.loads(l) for l in self.raw.split(b"\n") if l]
+        self.lines = [json.loads(l) for l in trace_lines(self.raw)]
 
     def events(self, ev):
         return [o for o in self.lines if o.get("ev") == ev]
