@@ -14,15 +14,9 @@
 
 #define MAX_LINES 64
 
-static char tmp[64];
-
-void fx_setup(void)
-{
-	snprintf(tmp, sizeof(tmp), "/tmp/gt-unit-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	/* An empty dpkg database: no package version can stand in for the file's. */
-	ck_assert_int_eq(setenv("GPUTRACE_DPKG_ROOT", tmp, 1), 0);
-}
+/* The folder of a test case's tests (made and removed by the runner's own
+ * process), and the current test's folder in it. */
+static char base[64], tmp[96];
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -30,11 +24,47 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
+static void remove_tree(char *dir)
+{
+	if (dir[0])
+		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	dir[0] = 0;
+}
+
+/* Unchecked: in the runner, around all the tests of a case, so that what a
+ * failed test leaves (a failed assertion skips its teardown) goes too. */
+static void case_setup(void)
+{
+	snprintf(base, sizeof(base), "/tmp/gt-unit-XXXXXX");
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		abort();
+	}
+}
+
+static void case_teardown(void)
+{
+	remove_tree(base);
+}
+
+void fx_setup(void)
+{
+	ck_assert_msg(base[0], "fx_setup without fx_add_fixtures");
+	snprintf(tmp, sizeof(tmp), "%s/t-XXXXXX", base);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	/* An empty dpkg database: no package version can stand in for the file's. */
+	ck_assert_int_eq(setenv("GPUTRACE_DPKG_ROOT", tmp, 1), 0);
+}
+
 void fx_teardown(void)
 {
-	if (tmp[0])
-		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	tmp[0] = 0;
+	remove_tree(tmp);
+}
+
+void fx_add_fixtures(TCase *tc)
+{
+	tcase_add_unchecked_fixture(tc, case_setup, case_teardown);
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 }
 
 const char *fx_tmp(void)

@@ -6,11 +6,12 @@
  * and "$TMP" for the test's temporary folder: fx_trace() turns
  *   {'ev':'open','path':'$TMP/a/libcudart.so.13'}
  * into the line
- *   {"ev":"open","path":"/tmp/gt-unit-Ab12Cd/a/libcudart.so.13"}
+ *   {"ev":"open","path":"/tmp/gt-unit-Ab12Cd/t-Xy34Ef/a/libcudart.so.13"}
  * so the file holds real JSON, one object per line, as the writer makes it. */
 #ifndef GPUTRACE_TRACE_FIXTURE_H
 #define GPUTRACE_TRACE_FIXTURE_H
 
+#include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,11 +33,13 @@
 /* The last line of a process that exited. */
 #define FX_END "{'ev':'end','t_us':1700000000900000,'pid':4242}"
 
-/* Checked fixture (runs in each test's own process): makes the temporary
- * folder, and points the dpkg lookup of the model at it, so that no installed
- * package claims a test's files. */
+/* Adds the fixtures to a test case: each test gets its own temporary folder,
+ * and the dpkg lookup of the model points at it, so that no installed package
+ * claims a test's files. The folders are removed after each test, and those
+ * of failed tests after the case. */
+void fx_add_fixtures(TCase *tc);
+/* The checked fixture fx_add_fixtures adds (in each test's own process). */
 void fx_setup(void);
-/* Removes the temporary folder and everything in it. */
 void fx_teardown(void);
 
 /* The temporary folder, and tmp + "/" + rel (a few buffers in turn). */
@@ -52,7 +55,7 @@ void fx_symlink(const char *target, const char *rel);
 void fx_build_lib(const char *rel, const char *runpath);
 
 /* Writes tmp/name from lines (NULL-terminated), each in the notation above and
- * ended by a newline. Returns the file's path (valid until the next fx_path). */
+ * ended by a newline. Returns the file's path (valid until the next fx_trace). */
 const char *fx_trace(const char *name, ...) __attribute__((sentinel));
 const char *fx_trace_v(const char *name, const char *const *lines);
 

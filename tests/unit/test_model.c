@@ -1,0 +1,406 @@
+/* Unit tests: the process model (report/model.c) built from hand-written
+ * traces: which objects are CUDA libraries, their component and family, and
+ * their version from the library's own answer or the real file's name. Paths
+ * under /nonexistent have no file on disk, as in a trace read on another host. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/model.h"
+#include "tests/unit/trace_fixture.h"
+#include "tests/unit/unit.h"
+
+#define CUDART "/nonexistent/lib/libcudart.so.13.0.96"
+#define CUDNN "/nonexistent/libcudnn.so.9"
+#define OPEN(path) "{'ev':'open','t_us':1,'path':'" path "','ns':0}"
+#define VERSION(lib, fn, value) \
+	"{'ev':'version','t_us':2,'lib':'" lib "','fn':'" fn "','status':0,'value':" #value "}"
+
+/* The only library of the model, which must have one. */
+static const struct gt_lib *only_lib(const struct fx_diag *d)
+{
+	ck_assert_uint_eq(d->model.nlibs, 1);
+	return &d->model.libs[0];
+}
+
+/* ---- which objects are libraries ---- */
+
+START_TEST(test_cudart_from_file_name)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER,
+		 "{'ev':'open','t_us':1,'path':'/usr/bin/prog','ns':0,'main':true}",
+		 OPEN("/lib/x86_64-linux-gnu/libm.so.6"), OPEN(CUDART), FX_END, NULL);
+	ck_assert_ptr_eq(d.model.proc, &d.proc);
+	l = only_lib(&d);
+	ck_assert_ptr_eq(l->obj, &d.proc.objects[2]);
+	ck_assert_str_eq(l->fi.family, "cudart");
+	ck_assert_str_eq(l->fi.component, "cudart");
+	ck_assert_str_eq(l->fi.version, "13.0.96");
+	/* real_path is not asserted on: model.h says "" for a file that is gone,
+	 * but glibc's realpath leaves the resolved prefix ("/nonexistent") in it. */
+	ck_assert_str_eq(l->file_version, "13.0.96");
+	ck_assert_str_eq(l->api_version, "");
+	ck_assert_str_eq(l->version, "13.0.96");
+	ck_assert_str_eq(l->version_source, "file");
+	ck_assert(!l->has_package);
+	ck_assert_str_eq(l->package_version, "");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cudart_from_api)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDART), VERSION(CUDART, "cudaRuntimeGetVersion", 13000), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->api_version, "13.0");
+	ck_assert_str_eq(l->file_version, "13.0.96");
+	ck_assert_str_eq(l->version, "13.0");
+	ck_assert_str_eq(l->version_source, "api");
+	fx_free(&d);
+}
+END_TEST
+
+/* An answer counts only for the file that gave it, and only when it succeeded. */
+START_TEST(test_api_answer_of_other_file_or_failed)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDART),
+		 VERSION("/nonexistent/other/libcudart.so.12", "cudaRuntimeGetVersion", 12040),
+		 "{'ev':'version','t_us':2,'lib':'" CUDART "','fn':'cudaRuntimeGetVersion','status':3,'value':11000}",
+		 NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->api_version, "");
+	ck_assert_str_eq(l->version, "13.0.96");
+	ck_assert_str_eq(l->version_source, "file");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cudnn_version_answered)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDNN), VERSION(CUDNN, "cudnnGetVersion", 91900), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->fi.family, "cudnn");
+	ck_assert_str_eq(l->fi.component, "cudnn");
+	ck_assert_str_eq(l->file_version, "9");
+	ck_assert_str_eq(l->api_version, "9.19.0");
+	ck_assert_str_eq(l->version, "9.19.0");
+	ck_assert_str_eq(l->version_source, "api");
+	fx_free(&d);
+}
+END_TEST
+
+/* No answer, a bare major in the name: the major is all there is. */
+START_TEST(test_cudnn_bare_major)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDNN), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->api_version, "");
+	ck_assert_str_eq(l->file_version, "9");
+	ck_assert_str_eq(l->version, "9");
+	ck_assert_str_eq(l->version_source, "file");
+	fx_free(&d);
+}
+END_TEST
+
+/* No version anywhere. */
+START_TEST(test_no_version)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcudart.so"), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->version, "");
+	ck_assert_str_eq(l->version_source, "none");
+	fx_free(&d);
+}
+END_TEST
+
+/* cudnnGetVersion answers for the graph library cuDNN 9 loaded. */
+START_TEST(test_cudnn_graph_takes_cudnn_answer)
+{
+	struct fx_diag d;
+	const struct gt_lib *main_lib, *graph;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDNN), OPEN("/nonexistent/libcudnn_graph.so.9"),
+		 VERSION(CUDNN, "cudnnGetVersion", 91900), NULL);
+	ck_assert_uint_eq(d.model.nlibs, 2);
+	main_lib = gt_model_find(&d.model, "cudnn");
+	graph = gt_model_find(&d.model, "cudnn_graph");
+	ck_assert_ptr_nonnull(main_lib);
+	ck_assert_ptr_nonnull(graph);
+	ck_assert_ptr_ne(main_lib, graph);
+	ck_assert_str_eq(graph->fi.family, "cudnn");
+	ck_assert_str_eq(graph->api_version, "9.19.0");
+	ck_assert_str_eq(graph->version_source, "api");
+	ck_assert_str_eq(main_lib->api_version, "9.19.0");
+	fx_free(&d);
+}
+END_TEST
+
+/* The driver's file name carries the driver version; its answer is the CUDA
+ * version it supports, used only when the name says no more than a major. */
+START_TEST(test_driver_versions)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcuda.so.580.95.05"),
+		 VERSION("/nonexistent/libcuda.so.580.95.05", "cuDriverGetVersion", 13000), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->fi.family, "driver");
+	ck_assert_str_eq(l->fi.component, "cuda");
+	ck_assert_str_eq(l->api_version, "13.0");
+	ck_assert_str_eq(l->file_version, "580.95.05");
+	ck_assert_str_eq(l->version, "580.95.05");
+	ck_assert_str_eq(l->version_source, "file");
+	fx_free(&d);
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcuda.so.1"),
+		 VERSION("/nonexistent/libcuda.so.1", "cuDriverGetVersion", 12040), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->file_version, "1");
+	ck_assert_str_eq(l->version, "12.4");
+	ck_assert_str_eq(l->version_source, "api");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cublas_properties)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+#define PROP(n, v)                                                                        \
+	"{'ev':'version','t_us':2,'lib':'/nonexistent/libcublas.so.13','fn':'cublasGetProperty'," \
+	"'property':" #n ",'status':0,'value':" #v "}"
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcublas.so.13"), PROP(0, 13), PROP(1, 1), PROP(2, 0), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->fi.family, "cublas");
+	ck_assert_str_eq(l->api_version, "13.1.0");
+	ck_assert_str_eq(l->version, "13.1.0");
+	ck_assert_str_eq(l->version_source, "api");
+	fx_free(&d);
+
+	/* without the patch level, no answer */
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcublas.so.13"), PROP(0, 13), PROP(1, 1), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->api_version, "");
+	ck_assert_str_eq(l->version, "13");
+	fx_free(&d);
+#undef PROP
+}
+END_TEST
+
+START_TEST(test_cublaslt_and_nccl)
+{
+	struct fx_diag d;
+	const struct gt_lib *lt, *nccl;
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcublasLt.so.13"), OPEN("/nonexistent/libnccl.so.2"),
+		 VERSION("/nonexistent/libcublasLt.so.13", "cublasLtGetVersion", 130100),
+		 VERSION("/nonexistent/libnccl.so.2", "ncclGetVersion", 22703), NULL);
+	lt = gt_model_find(&d.model, "cublasLt");
+	nccl = gt_model_find(&d.model, "nccl");
+	ck_assert_ptr_nonnull(lt);
+	ck_assert_ptr_nonnull(nccl);
+	ck_assert_str_eq(lt->fi.family, "cublas");
+	ck_assert_str_eq(lt->version, "13.1.0");
+	ck_assert_str_eq(nccl->fi.family, "nccl");
+	ck_assert_str_eq(nccl->version, "2.27.3");
+	ck_assert_str_eq(nccl->version_source, "api");
+	fx_free(&d);
+}
+END_TEST
+
+/* The version of the real file, through the symbolic link the loader named. */
+START_TEST(test_real_file_name)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+	char want[PATH_MAX];
+
+	fx_touch("cuda/lib64/libcudart.so.13.0.96");
+	fx_symlink("libcudart.so.13.0.96", "cuda/lib64/libcudart.so.13");
+	fx_build(&d, FX_HEADER, OPEN("$TMP/cuda/lib64/libcudart.so.13"), NULL);
+	l = only_lib(&d);
+	ck_assert_ptr_nonnull(realpath(fx_path("cuda/lib64/libcudart.so.13.0.96"), want));
+	ck_assert_str_eq(l->real_path, want);
+	ck_assert_str_eq(l->fi.version, "13");         /* the name the loader used */
+	ck_assert_str_eq(l->file_version, "13.0.96");  /* the file's own name */
+	ck_assert_str_eq(l->version, "13.0.96");
+	ck_assert_str_eq(l->version_source, "file");
+	fx_free(&d);
+}
+END_TEST
+
+/* Closed objects and objects with no path are not libraries of the process. */
+START_TEST(test_closed_and_pathless_skipped)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDNN),
+		 "{'ev':'close','t_us':2,'tid':4242,'path':'" CUDNN "'}",
+		 "{'ev':'open','t_us':3,'ns':0}", NULL);
+	ck_assert_uint_eq(d.proc.nobjects, 2);
+	ck_assert_uint_eq(d.model.nlibs, 0);
+	ck_assert_ptr_null(gt_model_find(&d.model, "cudnn"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_find_first_of_component)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/a/libcudart.so.12"), OPEN(CUDART),
+		 OPEN("/nonexistent/libcudadevrt.so"), NULL);
+	ck_assert_uint_eq(d.model.nlibs, 3);
+	l = gt_model_find(&d.model, "cudart");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(l->obj->path, "/nonexistent/a/libcudart.so.12");
+	l = gt_model_find(&d.model, "cudadevrt");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(l->fi.family, "cudart");
+	ck_assert_ptr_null(gt_model_find(&d.model, "cuda"));
+	ck_assert_ptr_null(gt_model_find(&d.model, "cudar"));
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- how the process ended ---- */
+
+START_TEST(test_ended_exit)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, FX_END, NULL);
+	ck_assert_str_eq(d.model.ended_how, "exit");
+	ck_assert_int_eq(d.model.ended_status, -1);  /* not known without the launcher */
+	ck_assert_int_eq(d.model.ended_signal, 0);
+	fx_free(&d);
+
+	fx_build(&d, FX_HEADER, "{'ev':'reaped','pid':4242,'exit_status':3}", NULL);
+	ck_assert_str_eq(d.model.ended_how, "exit");
+	ck_assert_int_eq(d.model.ended_status, 3);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_ended_signal)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, "{'ev':'note','t_us':1,'tid':4242,'what':'fatal_signal','signal':11}", NULL);
+	ck_assert_str_eq(d.model.ended_how, "signal");
+	ck_assert_int_eq(d.model.ended_signal, 11);
+	fx_free(&d);
+
+	/* the launcher's word comes first */
+	fx_build(&d, FX_HEADER, "{'ev':'note','t_us':1,'tid':4242,'what':'fatal_signal','signal':6}",
+		 "{'ev':'reaped','pid':4242,'signal':9}", NULL);
+	ck_assert_str_eq(d.model.ended_how, "signal");
+	ck_assert_int_eq(d.model.ended_signal, 9);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_ended_unknown)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, OPEN(CUDART), NULL);
+	ck_assert_str_eq(d.model.ended_how, "unknown");
+	ck_assert_int_eq(d.model.ended_signal, 0);
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- version formats ---- */
+
+START_TEST(test_format_cudart_version)
+{
+	char v[32];
+
+	gt_format_cudart_version(13000, v, sizeof(v));
+	ck_assert_str_eq(v, "13.0");
+	gt_format_cudart_version(12040, v, sizeof(v));
+	ck_assert_str_eq(v, "12.4");
+	gt_format_cudart_version(11080, v, sizeof(v));
+	ck_assert_str_eq(v, "11.8");
+	gt_format_cudart_version(12010, v, sizeof(v));
+	ck_assert_str_eq(v, "12.1");
+	gt_format_cudart_version(13000, v, 3);  /* cut to the buffer */
+	ck_assert_str_eq(v, "13");
+}
+END_TEST
+
+START_TEST(test_format_cudnn_version)
+{
+	char v[32];
+
+	gt_format_cudnn_version(91900, v, sizeof(v));
+	ck_assert_str_eq(v, "9.19.0");
+	gt_format_cudnn_version(90100, v, sizeof(v));
+	ck_assert_str_eq(v, "9.1.0");
+	gt_format_cudnn_version(91002, v, sizeof(v));
+	ck_assert_str_eq(v, "9.10.2");
+	gt_format_cudnn_version(8907, v, sizeof(v));
+	ck_assert_str_eq(v, "8.9.7");
+	gt_format_cudnn_version(8600, v, sizeof(v));
+	ck_assert_str_eq(v, "8.6.0");
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+	Suite *s = suite_create("model");
+	TCase *libs = tcase_create("libraries"), *end = tcase_create("ending");
+	TCase *fmt = tcase_create("version_format");
+
+	fx_add_fixtures(libs);
+	tcase_add_test(libs, test_cudart_from_file_name);
+	tcase_add_test(libs, test_cudart_from_api);
+	tcase_add_test(libs, test_api_answer_of_other_file_or_failed);
+	tcase_add_test(libs, test_cudnn_version_answered);
+	tcase_add_test(libs, test_cudnn_bare_major);
+	tcase_add_test(libs, test_no_version);
+	tcase_add_test(libs, test_cudnn_graph_takes_cudnn_answer);
+	tcase_add_test(libs, test_driver_versions);
+	tcase_add_test(libs, test_cublas_properties);
+	tcase_add_test(libs, test_cublaslt_and_nccl);
+	tcase_add_test(libs, test_real_file_name);
+	tcase_add_test(libs, test_closed_and_pathless_skipped);
+	tcase_add_test(libs, test_find_first_of_component);
+	suite_add_tcase(s, libs);
+
+	fx_add_fixtures(end);
+	tcase_add_test(end, test_ended_exit);
+	tcase_add_test(end, test_ended_signal);
+	tcase_add_test(end, test_ended_unknown);
+	suite_add_tcase(s, end);
+
+	tcase_add_test(fmt, test_format_cudart_version);
+	tcase_add_test(fmt, test_format_cudnn_version);
+	suite_add_tcase(s, fmt);
+	return s;
+}

@@ -1,0 +1,922 @@
+/* Unit tests: the rules of the diagnosis (report/rules/rule_*.c), each on a
+ * minimal hand-written trace where it fires and on one where it must not,
+ * through gt_run_rules on the built model, as the report runs them. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/findings.h"
+#include "report/rules.h"
+#include "tests/unit/trace_fixture.h"
+#include "tests/unit/unit.h"
+
+#define PROG "/usr/bin/prog"
+#define DRIVER "/nonexistent/driver/libcuda.so.1"
+#define CUDART "/nonexistent/cuda-13.0/lib64/libcudart.so.13.0.96"
+#define CUDNN "/nonexistent/cudnn/lib/libcudnn.so.9"
+
+#define OPEN(path) "{'ev':'open','t_us':1,'path':'" path "','ns':0}"
+#define SEARCH(seq, name, requester) \
+	"{'ev':'search','t_us':1,'tid':4242,'seq':" #seq ",'name':'" name "','requester':'" requester "'}"
+#define OPEN_BY(path, seq, name, rule)                                                     \
+	"{'ev':'open','t_us':2,'path':'" path "','ns':0,'search':" #seq ",'name':'" name "',"  \
+	"'rule':'" rule "','tries':[{'path':'" path "','rule':'" rule "'}]}"
+#define NOT_FOUND(seq, name, tries) \
+	"{'ev':'search_end','t_us':3,'search':" #seq ",'name':'" name "','result':'not_found','tries':[" tries "]}"
+#define TRY(path, rule) "{'path':'" path "','rule':'" rule "'}"
+#define CALL(fn, status, status_name) \
+	"{'ev':'call','t_us':4,'tid':4242,'fn':'" fn "','status':" #status ",'status_name':'" status_name "'}"
+#define TOTAL(fn, status, status_name) \
+	"{'ev':'calls','t_us':9,'fn':'" fn "','status':" #status ",'status_name':'" status_name "','count':1,'bytes':0}"
+#define VERSION(lib, fn, value) \
+	"{'ev':'version','t_us':5,'lib':'" lib "','fn':'" fn "','status':0,'value':" #value "}"
+#define QUERIES_BEGIN "{'ev':'note','t_us':6,'tid':4242,'what':'gputrace_queries_begin'}"
+#define QUERIES_END "{'ev':'note','t_us':7,'tid':4242,'what':'gputrace_queries_end'}"
+
+/* The ids found, for failure messages. */
+static const char *ids(const struct fx_diag *d)
+{
+	static char buf[2048];
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < d->findings.n && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "", d->findings.v[i].id);
+	return d->findings.n ? buf : "(none)";
+}
+
+static const struct gt_finding *must_find(const struct fx_diag *d, const char *id, enum gt_severity sev)
+{
+	const struct gt_finding *f = fx_finding(d, id);
+
+	ck_assert_msg(f, "no %s finding; found: %s", id, ids(d));
+	ck_assert_str_eq(f->id, id);
+	ck_assert_msg(f->severity == sev, "%s is %s, not %s", id, gt_severity_name(f->severity),
+		      gt_severity_name(sev));
+	ck_assert_ptr_eq(f->proc, &d->model);
+	ck_assert_msg(f->summary && f->summary[0], "%s has no summary", id);
+	ck_assert_msg(f->fix && f->fix[0], "%s has no fix", id);
+	ck_assert_msg(json_array_size(f->evidence) > 0, "%s has no evidence", id);
+	return f;
+}
+
+static void must_not_find(const struct fx_diag *d, const char *id)
+{
+	const struct gt_finding *f = fx_finding(d, id);
+
+	ck_assert_msg(!f, "unexpected %s: %s", id, f ? f->summary : "");
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+	ck_assert_msg(text && strstr(text, part), "\"%s\" does not contain \"%s\"", text ? text : "(null)", part);
+}
+
+/* The "tried" array of the first evidence item that has one. */
+static size_t tried_count(const struct gt_finding *f)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(f->evidence, i, e)
+		if (json_is_array(json_object_get(e, "tried")))
+			return json_array_size(json_object_get(e, "tried"));
+	return 0;
+}
+
+/* ---- a healthy process: nothing to say ---- */
+
+START_TEST(test_healthy_process_has_no_finding)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER,
+		    "{'ev':'open','t_us':1,'path':'" PROG "','ns':0,'main':true}",
+		    SEARCH(1, "libcudart.so.13", PROG), OPEN_BY(CUDART, 1, "libcudart.so.13", "runpath"),
+		    SEARCH(2, "libcuda.so.1", CUDART), OPEN_BY(DRIVER, 2, "libcuda.so.1", "ld_so_cache"),
+		    SEARCH(3, "libcudnn.so.9", PROG), OPEN_BY(CUDNN, 3, "libcudnn.so.9", "runpath"),
+		    CALL("cudaGetDeviceCount", 0, "cudaSuccess"), CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"),
+		    QUERIES_BEGIN, VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
+		    VERSION(CUDART, "cudaDriverGetVersion", 13000), VERSION(DRIVER, "cuDriverGetVersion", 13000),
+		    VERSION(CUDNN, "cudnnGetVersion", 91900), VERSION(CUDNN, "cudnnGetCudartVersion", 13000),
+		    QUERIES_END, TOTAL("cudaMalloc", 0, "cudaSuccess"),
+		    "{'ev':'allocs','t_us':9,'held_bytes':0,'peak_bytes':1048576,'failed':0,'partial':false}",
+		    FX_END, NULL);
+	ck_assert_uint_eq(d.model.nlibs, 3);
+	ck_assert_msg(d.findings.n == 0, "findings: %s", ids(&d));
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- driver-missing ---- */
+
+START_TEST(test_driver_missing_from_search)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), SEARCH(11, "libcuda.so.1", CUDART),
+		    NOT_FOUND(11, "libcuda.so.1", TRY("/nonexistent/cuda-13.0/lib64/libcuda.so.1", "runpath") ","
+			      TRY("/usr/lib/libcuda.so.1", "default")),
+		    FX_END, NULL);
+	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "no CUDA driver: libcuda.so.1 could not be loaded");
+	ck_assert(fx_evidence_has(f, "requester", CUDART));
+	ck_assert_uint_eq(tried_count(f), 2);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_driver_missing_from_status_35)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), CALL("cudaGetDeviceCount", 35, "cudaErrorInsufficientDriver"),
+		    FX_END, NULL);
+	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	assert_contains(f->summary, "(the runtime answered 35)");
+	ck_assert(fx_evidence_has(f, "fn", "cudaGetDeviceCount"));
+	fx_free(&d);
+
+	/* cudaMalloc is only counted: its total says it */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), TOTAL("cudaMalloc", 35, "cudaErrorInsufficientDriver"),
+		    FX_END, NULL);
+	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "fn", "cudaMalloc"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_driver_missing_not_when_loaded)
+{
+	struct fx_diag d;
+
+	/* the first place missed, the second had it */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), SEARCH(1, "libcuda.so.1", CUDART),
+		    OPEN_BY(DRIVER, 1, "libcuda.so.1", "ld_so_cache"),
+		    CALL("cudaGetDeviceCount", 0, "cudaSuccess"), FX_END, NULL);
+	must_not_find(&d, "driver-missing");
+	fx_free(&d);
+}
+END_TEST
+
+/* A search made by gputrace's own version calls is not the program's. */
+START_TEST(test_driver_missing_not_for_our_search)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), QUERIES_BEGIN, SEARCH(4, "libcuda.so.1", CUDART), QUERIES_END,
+		    NOT_FOUND(4, "libcuda.so.1", TRY("/usr/lib/libcuda.so.1", "default")), FX_END, NULL);
+	ck_assert(d.proc.searches[0].ours);
+	must_not_find(&d, "driver-missing");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- driver-stub ---- */
+
+#define STUB "/nonexistent/cuda-13.0/lib64/stubs/libcuda.so.1"
+
+START_TEST(test_driver_stub_by_path)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), SEARCH(2, "libcuda.so.1", CUDART),
+		    OPEN_BY(STUB, 2, "libcuda.so.1", "ld_library_path"),
+		    CALL("cudaGetDeviceCount", 34, "cudaErrorStubLibrary"), FX_END, NULL);
+	f = must_find(&d, "driver-stub", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "libcuda.so.1 is the toolkit's stub, not the driver: " STUB);
+	ck_assert(fx_evidence_has(f, "path", STUB));
+	assert_contains(f->fix, STUB);
+	/* a stub is not a driver that is too old, nor a missing one */
+	must_not_find(&d, "driver-too-old");
+	must_not_find(&d, "driver-missing");
+	fx_free(&d);
+}
+END_TEST
+
+/* A stub copied out of stubs/: its status 34 gives it away. */
+START_TEST(test_driver_stub_by_status_34)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), CALL("cuInit", 34, "CUDA_ERROR_STUB_LIBRARY"), FX_END, NULL);
+	must_find(&d, "driver-stub", GT_SEV_ERROR);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_driver_stub_not_for_real_driver)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), CALL("cuInit", 0, "CUDA_SUCCESS"), FX_END, NULL);
+	must_not_find(&d, "driver-stub");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- driver-too-old ---- */
+
+START_TEST(test_driver_too_old_by_versions)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
+		    VERSION(DRIVER, "cuDriverGetVersion", 12040), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
+		    FX_END, NULL);
+	f = must_find(&d, "driver-too-old", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "the driver supports CUDA 12.4, the runtime loaded is CUDA 13.0");
+	ck_assert(fx_evidence_has(f, "cuda_version", "12.4"));
+	assert_contains(f->fix, "CUDA 13.0");
+	must_not_find(&d, "driver-missing");
+	fx_free(&d);
+}
+END_TEST
+
+/* Without the driver's own answer, the runtime's cudaDriverGetVersion says it. */
+START_TEST(test_driver_too_old_by_runtime_answer)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
+		    VERSION(CUDART, "cudaDriverGetVersion", 12020), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
+		    FX_END, NULL);
+	f = must_find(&d, "driver-too-old", GT_SEV_ERROR);
+	assert_contains(f->summary, "CUDA 12.2");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_driver_too_old_by_status_35)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
+		    CALL("cudaGetDeviceCount", 35, "cudaErrorInsufficientDriver"), FX_END, NULL);
+	must_find(&d, "driver-too-old", GT_SEV_ERROR);
+	must_not_find(&d, "driver-missing");  /* the driver is there */
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_driver_too_old_not_when_new_enough)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
+		    VERSION(DRIVER, "cuDriverGetVersion", 13010), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
+		    CALL("cudaGetDeviceCount", 0, "cudaSuccess"), FX_END, NULL);
+	must_not_find(&d, "driver-too-old");
+	fx_free(&d);
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
+		    VERSION(DRIVER, "cuDriverGetVersion", 13000), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
+		    FX_END, NULL);
+	must_not_find(&d, "driver-too-old");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- no-device ---- */
+
+START_TEST(test_no_device)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER), CALL("cudaGetDeviceCount", 100, "cudaErrorNoDevice"),
+		    FX_END, NULL);
+	f = must_find(&d, "no-device", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "the CUDA driver shows this process no GPU");
+	assert_contains(f->fix, "nvidia-smi -L");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_no_device_visible_devices)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_VISIBLE_DEVICES':'7'"), OPEN(DRIVER),
+		    TOTAL("cudaSetDevice", 100, "cudaErrorNoDevice"), FX_END, NULL);
+	f = must_find(&d, "no-device", GT_SEV_ERROR);
+	assert_contains(f->summary, "(CUDA_VISIBLE_DEVICES is set)");
+	assert_contains(f->fix, "CUDA_VISIBLE_DEVICES is set to \"7\"");
+	ck_assert(fx_evidence_has(f, "value", "7"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_no_device_not_with_devices)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_VISIBLE_DEVICES':'0'"), OPEN(CUDART), OPEN(DRIVER),
+		    "{'ev':'call','t_us':4,'tid':4242,'fn':'cudaGetDeviceCount','status':0,"
+		    "'status_name':'cudaSuccess','value':1}",
+		    FX_END, NULL);
+	must_not_find(&d, "no-device");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- cpu-only-build ---- */
+
+#define TORCH "/nonexistent/site-packages/torch/lib/"
+
+START_TEST(test_cpu_only_build)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_python.so"), OPEN(TORCH "libtorch_cpu.so"),
+		    OPEN(TORCH "libc10.so"), FX_END, NULL);
+	f = must_find(&d, "cpu-only-build", GT_SEV_WARNING);
+	/* the core library names the framework, whatever came first */
+	ck_assert(fx_evidence_has(f, "path", TORCH "libtorch_cpu.so"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cpu_only_build_not_with_cuda_runtime)
+{
+	struct fx_diag d;
+
+	/* a runtime loaded */
+	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_cpu.so"), OPEN(CUDART), FX_END, NULL);
+	must_not_find(&d, "cpu-only-build");
+	fx_free(&d);
+
+	/* a runtime looked for, even in vain: another rule's business */
+	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_cpu.so"), SEARCH(1, "libcudart.so.13", TORCH "libtorch_cuda.so"),
+		    NOT_FOUND(1, "libcudart.so.13", TRY("/usr/lib/libcudart.so.13", "default")), FX_END, NULL);
+	must_not_find(&d, "cpu-only-build");
+	fx_free(&d);
+
+	/* a program with the runtime linked in */
+	fx_diagnose(&d, FX_HEADER,
+		    "{'ev':'open','t_us':1,'path':'" PROG "','ns':0,'main':true,'cudart_static':true}",
+		    OPEN(TORCH "libtorch_cpu.so"), FX_END, NULL);
+	must_not_find(&d, "cpu-only-build");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cpu_only_build_not_without_framework)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/lib/x86_64-linux-gnu/libm.so.6"), OPEN("/nonexistent/libtorchvision.so"),
+		    FX_END, NULL);
+	must_not_find(&d, "cpu-only-build");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- library-not-found ---- */
+
+START_TEST(test_library_not_found_with_copy)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[4200];
+
+	fx_touch("cuda/lib64/libcudnn.so.9");
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), OPEN(CUDART),
+		    SEARCH(3, "libcudnn.so.9", PROG),
+		    NOT_FOUND(3, "libcudnn.so.9", TRY("/nonexistent/cuda-13.0/lib64/libcudnn.so.9", "runpath")),
+		    FX_END, NULL);
+	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 1 places)");
+	snprintf(want, sizeof(want), "A copy exists at %s", fx_path("cuda/lib64/libcudnn.so.9"));
+	assert_contains(f->fix, want);
+	ck_assert(fx_evidence_has(f, "path", fx_path("cuda/lib64/libcudnn.so.9")));
+	ck_assert(fx_evidence_has(f, "requester", PROG));
+	ck_assert_uint_eq(tried_count(f), 1);
+	fx_free(&d);
+}
+END_TEST
+
+/* No copy anywhere; a copy the loader already tried does not count. */
+START_TEST(test_library_not_found_without_copy)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_touch("cuda/lib64/libcufft.so.77");
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), SEARCH(1, "libcufft.so.77", PROG),
+		    NOT_FOUND(1, "libcufft.so.77", TRY("$TMP/cuda/lib64/libcufft.so.77", "ld_library_path")),
+		    FX_END, NULL);
+	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	assert_contains(f->fix, "Install the library that provides libcufft.so.77");
+	ck_assert_uint_eq(json_array_size(f->evidence), 1);  /* no "copy elsewhere" item */
+	fx_free(&d);
+}
+END_TEST
+
+/* Each name once, however many times it was asked for. */
+START_TEST(test_library_not_found_once_per_name)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcufft.so.77", PROG), NOT_FOUND(1, "libcufft.so.77", ""),
+		    SEARCH(2, "libcufft.so.77", PROG), NOT_FOUND(2, "libcufft.so.77", ""),
+		    SEARCH(3, "libcurand.so.77", PROG), NOT_FOUND(3, "libcurand.so.77", ""), FX_END, NULL);
+	must_find(&d, "library-not-found", GT_SEV_ERROR);
+	ck_assert_uint_eq(fx_count(&d, "library-not-found"), 2);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_library_not_found_not_when_a_version_loaded)
+{
+	struct fx_diag d;
+
+	/* cuDNN 9 asks for its graph library by the longest name first */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDNN),
+		    SEARCH(1, "libcudnn_graph.so.9.19.0", CUDNN), NOT_FOUND(1, "libcudnn_graph.so.9.19.0", ""),
+		    SEARCH(2, "libcudnn_graph.so.9", CUDNN),
+		    OPEN_BY("/nonexistent/cudnn/lib/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "runpath"),
+		    FX_END, NULL);
+	must_not_find(&d, "library-not-found");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_library_not_found_not_for_driver_ours_or_others)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER,
+		    SEARCH(1, "libcuda.so.1", CUDART), NOT_FOUND(1, "libcuda.so.1", ""),   /* driver-missing's */
+		    SEARCH(2, "libfoo.so.1", PROG), NOT_FOUND(2, "libfoo.so.1", ""),       /* not CUDA */
+		    QUERIES_BEGIN, SEARCH(3, "libcufft.so.77", CUDNN), QUERIES_END,        /* gputrace's own */
+		    NOT_FOUND(3, "libcufft.so.77", ""), FX_END, NULL);
+	must_not_find(&d, "library-not-found");
+	must_find(&d, "driver-missing", GT_SEV_ERROR);
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- mixed-versions ---- */
+
+START_TEST(test_mixed_versions_cudnn_files)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
+		    OPEN("/nonexistent/b/libcudnn_graph.so.9.1.0"), FX_END, NULL);
+	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "cudnn parts of different versions in one process");
+	ck_assert(fx_evidence_has(f, "version", "9.19.0"));
+	ck_assert(fx_evidence_has(f, "version", "9.1.0"));
+	ck_assert_uint_eq(json_array_size(f->evidence), 2);
+	fx_free(&d);
+}
+END_TEST
+
+/* cudnnGetVersion answers for the graph library it got: 9.10 against a 9.19 file. */
+START_TEST(test_mixed_versions_cudnn_answer)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
+		    OPEN("/nonexistent/system/libcudnn_graph.so.9"),
+		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91000), FX_END, NULL);
+	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "api_version", "9.10.0"));
+	fx_free(&d);
+
+	/* the file names agree, the answer does not: the answer alone tells */
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
+		    OPEN("/nonexistent/a/libcudnn_graph.so.9.19.0"),
+		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91000), FX_END, NULL);
+	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "api_version", "9.10.0"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_mixed_versions_cublas)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/libcublas.so.13.1.0"),
+		    OPEN("/nonexistent/old/libcublasLt.so.13.0.2"), FX_END, NULL);
+	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "cublas parts of different versions in one process");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_mixed_versions_not_for_one_release)
+{
+	struct fx_diag d;
+
+	/* compared on three fields: 9.19.0.56 is 9.19.0 */
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
+		    OPEN("/nonexistent/a/libcudnn_graph.so.9.19.0.56"),
+		    OPEN("/nonexistent/a/libcudnn_ops.so.9.19.0"),
+		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91900),
+		    OPEN("/nonexistent/libcublas.so.13.1.0"), OPEN("/nonexistent/libcublasLt.so.13.1.0"), FX_END, NULL);
+	must_not_find(&d, "mixed-versions");
+	fx_free(&d);
+
+	/* a bare major says nothing either way */
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9"),
+		    OPEN("/nonexistent/b/libcudnn_graph.so.9.19.0"), FX_END, NULL);
+	must_not_find(&d, "mixed-versions");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- duplicate-library ---- */
+
+START_TEST(test_duplicate_library)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[8400];
+
+	fx_touch("a/libcudart.so.13");
+	fx_touch("b/libcudart.so.13");
+	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/a/libcudart.so.13"), OPEN("$TMP/b/libcudart.so.13"), FX_END, NULL);
+	f = must_find(&d, "duplicate-library", GT_SEV_WARNING);
+	snprintf(want, sizeof(want), "two copies of cudart are loaded: %s and %s", fx_path("a/libcudart.so.13"),
+		 fx_path("b/libcudart.so.13"));
+	ck_assert_str_eq(f->summary, want);
+	ck_assert_uint_eq(json_array_size(f->evidence), 2);
+	ck_assert_uint_eq(fx_count(&d, "duplicate-library"), 1);
+	must_not_find(&d, "cuda-major-mismatch");  /* both are 13 */
+	fx_free(&d);
+}
+END_TEST
+
+/* One file under two names (a symbolic link) is one library. */
+START_TEST(test_duplicate_library_not_for_one_file)
+{
+	struct fx_diag d;
+
+	fx_touch("a/libcudart.so.13");
+	fx_symlink("../a/libcudart.so.13", "c/libcudart.so.13");
+	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/a/libcudart.so.13"), OPEN("$TMP/c/libcudart.so.13"), FX_END, NULL);
+	ck_assert_uint_eq(d.model.nlibs, 2);
+	must_not_find(&d, "duplicate-library");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- shadowed-library ---- */
+
+/* A framework library whose RUNPATH ($ORIGIN) holds its own cuDNN, and a
+ * leftover copy elsewhere. */
+static void shadow_setup(void)
+{
+	fx_build_lib("pkg/lib/libtorch_cuda.so", "$ORIGIN");
+	fx_touch("pkg/lib/libcudnn.so.9");
+	fx_touch("pkg/lib/libcudnn_graph.so.9");
+	fx_touch("old/libcudnn.so.9");
+	fx_touch("old/libcudnn_graph.so.9");
+}
+
+START_TEST(test_shadowed_library)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[8400];
+
+	shadow_setup();
+	fx_diagnose(&d, FX_HEADER_ENV("'LD_LIBRARY_PATH':'$TMP/old'"),
+		    OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
+		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
+		    OPEN_BY("$TMP/old/libcudnn.so.9", 1, "libcudnn.so.9", "ld_library_path"),
+		    SEARCH(2, "libcudnn_graph.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
+		    OPEN_BY("$TMP/old/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "ld_library_path"),
+		    FX_END, NULL);
+	f = must_find(&d, "shadowed-library", GT_SEV_WARNING);
+	/* "<folder> [<rule>] shadows ...": the rule's name is not asserted on here */
+	snprintf(want, sizeof(want), "%s [", fx_path("old"));
+	ck_assert_msg(strncmp(f->summary, want, strlen(want)) == 0, "%s", f->summary);
+	snprintf(want, sizeof(want), "] shadows the copies next to %s", fx_path("pkg/lib/libtorch_cuda.so"));
+	assert_contains(f->summary, want);
+	/* one finding for the folder, with both libraries it took */
+	ck_assert_uint_eq(fx_count(&d, "shadowed-library"), 1);
+	ck_assert_uint_eq(json_array_size(f->evidence), 2);
+	ck_assert(fx_evidence_has(f, "shadowed", fx_path("pkg/lib/libcudnn.so.9")));
+	ck_assert(fx_evidence_has(f, "shadowed", fx_path("pkg/lib/libcudnn_graph.so.9")));
+	assert_contains(f->fix, fx_path("old"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_shadowed_library_not_when_bundled_taken)
+{
+	struct fx_diag d;
+
+	shadow_setup();
+	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
+		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
+		    OPEN_BY("$TMP/pkg/lib/libcudnn.so.9", 1, "libcudnn.so.9", "runpath"), FX_END, NULL);
+	must_not_find(&d, "shadowed-library");
+	fx_free(&d);
+}
+END_TEST
+
+/* From LD_LIBRARY_PATH, but the requester ships no copy: nothing shadowed. */
+START_TEST(test_shadowed_library_not_without_bundled_copy)
+{
+	struct fx_diag d;
+
+	shadow_setup();
+	ck_assert_int_eq(remove(fx_path("pkg/lib/libcudnn.so.9")), 0);
+	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
+		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
+		    OPEN_BY("$TMP/old/libcudnn.so.9", 1, "libcudnn.so.9", "ld_library_path"), FX_END, NULL);
+	must_not_find(&d, "shadowed-library");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- cuda-major-mismatch ---- */
+
+START_TEST(test_cuda_major_mismatch_two_runtimes)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/cuda-12.4/lib64/libcudart.so.12.4.127"), OPEN(CUDART),
+		    FX_END, NULL);
+	f = must_find(&d, "cuda-major-mismatch", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "CUDA runtimes 12.4.127 and 13.0.96 are both loaded");
+	ck_assert(fx_evidence_has(f, "path", CUDART));
+	ck_assert_uint_eq(fx_count(&d, "cuda-major-mismatch"), 1);
+	fx_free(&d);
+}
+END_TEST
+
+/* cuDNN says which CUDA it was built for. */
+START_TEST(test_cuda_major_mismatch_built_for_other)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(CUDNN), VERSION(CUDNN, "cudnnGetCudartVersion", 12080),
+		    FX_END, NULL);
+	f = must_find(&d, "cuda-major-mismatch", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "a library was built for CUDA 12.8, the runtime loaded is 13.0.96");
+	ck_assert(fx_evidence_has(f, "version", "12.8"));
+	ck_assert_uint_eq(fx_count(&d, "cuda-major-mismatch"), 1);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_cuda_major_mismatch_not_for_one_major)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(CUDNN), OPEN("/nonexistent/libcublas.so.13"),
+		    VERSION(CUDNN, "cudnnGetCudartVersion", 13000),
+		    VERSION("/nonexistent/libcublas.so.13", "cublasGetCudartVersion", 13010), FX_END, NULL);
+	must_not_find(&d, "cuda-major-mismatch");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- out-of-memory ---- */
+
+START_TEST(test_out_of_memory)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART),
+		    "{'ev':'alloc_fail','t_us':5,'tid':4242,'fn':'cudaMalloc','size':1073741824,'status':2,"
+		    "'status_name':'cudaErrorMemoryAllocation','nth':1}",
+		    "{'ev':'allocs','t_us':9,'held_bytes':4096,'peak_bytes':8589934592,'failed':1,'partial':false}",
+		    FX_END, NULL);
+	f = must_find(&d, "out-of-memory", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "cudaMalloc of 1073741824 bytes failed: out of device memory "
+				     "(this process held 8589934592 bytes at its peak)");
+	ck_assert(fx_evidence_has(f, "status_name", "cudaErrorMemoryAllocation"));
+	fx_free(&d);
+}
+END_TEST
+
+/* A failed allocation for another reason (no driver) is not lack of memory. */
+START_TEST(test_out_of_memory_not_for_other_status)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART),
+		    "{'ev':'alloc_fail','t_us':5,'tid':4242,'fn':'cudaMalloc','size':1048576,'status':35,"
+		    "'status_name':'cudaErrorInsufficientDriver','nth':1}",
+		    FX_END, NULL);
+	must_not_find(&d, "out-of-memory");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- crashed ---- */
+
+START_TEST(test_crashed_by_signal)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	json_t *e;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/lib/x86_64-linux-gnu/libm.so.6"), OPEN(CUDART), OPEN(CUDNN),
+		    "{'ev':'note','t_us':8,'tid':4242,'what':'fatal_signal','signal':11}", NULL);
+	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	assert_contains(f->summary, "the process was killed by signal 11 (");
+	e = json_array_get(f->evidence, 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "signal")), 11);
+	/* the CUDA libraries loaded last, newest first; libm is no suspect */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(f->evidence, 1), "path")), CUDNN);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(f->evidence, 2), "path")), CUDART);
+	ck_assert(!fx_evidence_has(f, "path", "/lib/x86_64-linux-gnu/libm.so.6"));
+	fx_free(&d);
+
+	/* the launcher saw the signal */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'signal':9}", NULL);
+	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	assert_contains(f->summary, "signal 9");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_crashed_no_end)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), NULL);
+	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "the process ended without exiting normally");
+	fx_free(&d);
+}
+END_TEST
+
+/* A fork child that exec'd is expected to have an end line. */
+START_TEST(test_crashed_fork_child_after_exec)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d,
+		    "{'ev':'header','format':'gputrace-trace','version':1,'source':'preload','pid':4243,"
+		    "'ppid':4242,'host':'node7','image':'00000000000000a1','exe':'/usr/bin/python3.11',"
+		    "'argv':['python3'],'fork':true,'env':{}}",
+		    "{'ev':'header','format':'gputrace-trace','version':1,'source':'preload','pid':4243,"
+		    "'ppid':4242,'host':'node7','image':'00000000000000b2','exe':'" PROG "',"
+		    "'argv':['prog'],'env':{}}",
+		    OPEN(CUDART), NULL);
+	ck_assert(d.proc.forked);
+	ck_assert_int_eq(d.proc.images, 2);
+	must_find(&d, "crashed", GT_SEV_ERROR);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_crashed_not_after_exit)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), FX_END, NULL);
+	must_not_find(&d, "crashed");
+	fx_free(&d);
+
+	/* _exit(7): no end line, but the launcher saw an exit */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'exit_status':7}", NULL);
+	must_not_find(&d, "crashed");
+	fx_free(&d);
+}
+END_TEST
+
+/* A worker of Python's multiprocessing leaves with _exit: no end line expected. */
+START_TEST(test_crashed_not_for_fork_child)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d,
+		    "{'ev':'header','format':'gputrace-trace','version':1,'source':'preload','pid':4243,"
+		    "'ppid':4242,'host':'node7','image':'00000000000000a1','exe':'/usr/bin/python3.11',"
+		    "'argv':['python3'],'fork':true,'env':{}}",
+		    OPEN(CUDART), NULL);
+	ck_assert(d.proc.forked);
+	must_not_find(&d, "crashed");
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- init-failed ---- */
+
+START_TEST(test_init_failed_with_cause)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(CUDNN), SEARCH(11, "libcuda.so.1", CUDART),
+		    NOT_FOUND(11, "libcuda.so.1", TRY("/usr/lib/libcuda.so.1", "default")),
+		    "{'ev':'call','t_us':4,'tid':4242,'fn':'cudnnCreate','status':1001,"
+		    "'status_name':'CUDNN_STATUS_NOT_INITIALIZED',"
+		    "'reason':'cudaGetDeviceCount(&count) != cudaSuccess','lib':'" CUDNN "'}",
+		    FX_END, NULL);
+	f = must_find(&d, "init-failed", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "cudnnCreate returned 1001 CUDNN_STATUS_NOT_INITIALIZED "
+				     "(\"cudaGetDeviceCount(&count) != cudaSuccess\")");
+	ck_assert(fx_caused_by(f, "driver-missing"));
+	ck_assert_int_eq(f->ncaused, 1);
+	ck_assert(fx_evidence_has(f, "path", CUDNN));
+	assert_contains(f->fix, "caused by");
+	fx_free(&d);
+}
+END_TEST
+
+/* No cause in the trace: the fix says where to look; a reason that is the
+ * status name again is not repeated. Each failed creator has its finding. */
+START_TEST(test_init_failed_without_cause)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), OPEN(CUDNN),
+		    "{'ev':'call','t_us':4,'tid':4242,'fn':'cudnnCreate','status':4000,"
+		    "'status_name':'CUDNN_STATUS_INTERNAL_ERROR','reason':'CUDNN_STATUS_INTERNAL_ERROR'}",
+		    CALL("cuInit", 999, "CUDA_ERROR_UNKNOWN"), FX_END, NULL);
+	f = must_find(&d, "init-failed", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "cudnnCreate returned 4000 CUDNN_STATUS_INTERNAL_ERROR");
+	ck_assert_int_eq(f->ncaused, 0);
+	assert_contains(f->fix, "No cause was found in the trace");
+	ck_assert_uint_eq(fx_count(&d, "init-failed"), 2);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_init_failed_not_on_success)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), OPEN(CUDNN), CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"),
+		    CALL("cuInit", 0, "CUDA_SUCCESS"), CALL("cublasCreate_v2", 0, "CUBLAS_STATUS_SUCCESS"), FX_END, NULL);
+	must_not_find(&d, "init-failed");
+	fx_free(&d);
+}
+END_TEST
+
+Suite *rules_suite(void)
+{
+	Suite *s = suite_create("rules");
+	struct {
+		const char *name;
+		const TTest *tests[6];
+	} cases[] = {
+		{ "healthy", { test_healthy_process_has_no_finding } },
+		{ "driver_missing", { test_driver_missing_from_search, test_driver_missing_from_status_35,
+				      test_driver_missing_not_when_loaded, test_driver_missing_not_for_our_search } },
+		{ "driver_stub", { test_driver_stub_by_path, test_driver_stub_by_status_34,
+				   test_driver_stub_not_for_real_driver } },
+		{ "driver_too_old", { test_driver_too_old_by_versions, test_driver_too_old_by_runtime_answer,
+				      test_driver_too_old_by_status_35, test_driver_too_old_not_when_new_enough } },
+		{ "no_device", { test_no_device, test_no_device_visible_devices, test_no_device_not_with_devices } },
+		{ "cpu_only_build", { test_cpu_only_build, test_cpu_only_build_not_with_cuda_runtime,
+				      test_cpu_only_build_not_without_framework } },
+		{ "library_not_found", { test_library_not_found_with_copy, test_library_not_found_without_copy,
+					 test_library_not_found_once_per_name,
+					 test_library_not_found_not_when_a_version_loaded,
+					 test_library_not_found_not_for_driver_ours_or_others } },
+		{ "mixed_versions", { test_mixed_versions_cudnn_files, test_mixed_versions_cudnn_answer,
+				      test_mixed_versions_cublas, test_mixed_versions_not_for_one_release } },
+		{ "duplicate_library", { test_duplicate_library, test_duplicate_library_not_for_one_file } },
+		{ "shadowed_library", { test_shadowed_library, test_shadowed_library_not_when_bundled_taken,
+					test_shadowed_library_not_without_bundled_copy } },
+		{ "cuda_major_mismatch", { test_cuda_major_mismatch_two_runtimes, test_cuda_major_mismatch_built_for_other,
+					   test_cuda_major_mismatch_not_for_one_major } },
+		{ "out_of_memory", { test_out_of_memory, test_out_of_memory_not_for_other_status } },
+		{ "crashed", { test_crashed_by_signal, test_crashed_no_end, test_crashed_fork_child_after_exec,
+			       test_crashed_not_after_exit, test_crashed_not_for_fork_child } },
+		{ "init_failed", { test_init_failed_with_cause, test_init_failed_without_cause,
+				   test_init_failed_not_on_success } },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		fx_add_fixtures(tc);
+		/* the shadowed-library cases run cc */
+		tcase_set_timeout(tc, 30);
+		for (k = 0; k < sizeof(cases[i].tests) / sizeof(cases[i].tests[0]) && cases[i].tests[k]; k++)
+			tcase_add_test(tc, cases[i].tests[k]);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
