@@ -11,8 +11,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/elf_peek.h"
@@ -42,6 +44,32 @@ static struct {
 static unsigned long next_seq = 1;
 static bool exiting;          /* the main program's map was closed: _dl_fini runs */
 static bool active;           /* la_version accepted us */
+
+/* GPUTRACE_SELF_TIME=1: the time spent in these callbacks, summed and
+ * written at exit (a "self_time" note), to measure what the loader's work
+ * costs us inside a real program. Off by default: two clock reads a call. */
+static struct {
+	bool on;
+	unsigned long long ns, calls;
+} self_time;
+
+static unsigned long long self_clock(void)
+{
+	struct timespec ts;
+
+	if (!self_time.on)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+static void self_add(unsigned long long t0)
+{
+	if (t0) {
+		self_time.ns += self_clock() - t0;
+		self_time.calls++;
+	}
+}
 
 static bool trace_ready(void)
 {
@@ -261,11 +289,26 @@ static void end_search(const struct link_map *any)
 	errno = saved;
 }
 
+/* The callbacks' own time, once, as the process exits (GPUTRACE_SELF_TIME=1). */
+static void write_self_time(void)
+{
+	struct jline j;
+
+	if (!self_time.on || !trace_ready())
+		return;
+	begin(&j, GT_EV_NOTE);
+	jl_str(&j, GT_K_WHAT, GT_NOTE_SELF_TIME);
+	jl_uint(&j, GT_K_NS, self_time.ns);
+	jl_uint(&j, GT_K_CALLBACKS, self_time.calls);
+	emit(&j);
+}
+
 GT_EXPORT unsigned int la_version(unsigned int version)
 {
 	if (gt_disabled())
 		return 0;  /* the loader then drops this module altogether */
 	active = true;
+	self_time.on = getenv("GPUTRACE_SELF_TIME") && strcmp(getenv("GPUTRACE_SELF_TIME"), "1") == 0;
 	know_self();
 	trace_ready();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
@@ -313,6 +356,7 @@ static void record_try(const char *path, unsigned int flag)
 GT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
 	int saved = errno;
+	unsigned long long t0 = self_clock();
 
 	if (active && name) {
 		if (flag == LA_SER_ORIG)
@@ -320,6 +364,7 @@ GT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int f
 		else if (cur.seq)
 			record_try(name, flag);
 	}
+	self_add(t0);
 	errno = saved;
 	return (char *)name;  /* never redirect the loader */
 }
@@ -338,6 +383,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	const char *path, *soname;
 	struct jline j;
 	int saved = errno;
+	unsigned long long t0 = self_clock();
 
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
 	if (!active)
@@ -364,6 +410,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	emit(&j);
 out:
 	cur.seq = 0;
+	self_add(t0);
 	errno = saved;
 	/* No LA_FLG_BINDTO/BINDFROM: we want no symbol-binding callbacks, so
 	 * function calls in the process cost exactly what they cost without us. */
@@ -375,19 +422,23 @@ GT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	const struct link_map *map = cookie ? (const struct link_map *)*cookie : NULL;
 	struct jline j;
 	int saved = errno;
+	unsigned long long t0 = self_clock();
 
 	if (!active || !map)
 		return 0;
 	/* At exit the loader closes every object, the main program first; those
 	 * closes are the end of the process, not dlclose calls worth a line. */
-	if (!map->l_name || !map->l_name[0])
+	if ((!map->l_name || !map->l_name[0]) && !exiting) {
 		exiting = true;
+		write_self_time();
+	}
 	if (exiting || !trace_ready())
 		goto out;
 	begin(&j, GT_EV_CLOSE);
 	jl_str(&j, GT_K_PATH, map->l_name);
 	emit(&j);
 out:
+	self_add(t0);
 	errno = saved;
 	return 0;
 }
@@ -395,6 +446,7 @@ out:
 GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 {
 	int saved = errno;
+	unsigned long long t0 = self_clock();
 
 	/* A load phase ended (CONSISTENT) or an unload begins (DELETE, also at
 	 * the start of exit, before any destructor): a search still open mapped
@@ -402,5 +454,6 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	 * preload half's "end" stays the last line. */
 	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE))
 		end_search(cookie ? (const struct link_map *)*cookie : NULL);
+	self_add(t0);
 	errno = saved;
 }

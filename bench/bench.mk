@@ -31,8 +31,18 @@ $(BENCH)/load_many: bench/load_many.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl $(BENCH_LOAD_RUNPATH)
 
-.PHONY: bench bench-programs bench-malloc bench-load300 bench-torch bench-clean
-bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many
+# The floor of bench/cost.py: an audit module that only returns its inputs.
+$(BENCH)/floor_audit.so: bench/floor_audit.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
+
+# dlopen the real cuDNN 9 and cuBLAS 13, cudnnCreate (where CUDA is installed).
+$(BENCH)/cudnn_create: bench/cudnn_create.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
+
+.PHONY: bench bench-programs bench-malloc bench-load300 bench-torch bench-cost bench-clean
+bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many $(BENCH)/floor_audit.so $(BENCH)/cudnn_create
 
 bench: bench-malloc bench-load300
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -245,6 +246,10 @@ void gt_sink_attach(struct gt_sink *s, int fd, bool existing)
 	s->tail = existing ? find_data_end(fd, (uint64_t)st.st_size, &needs_newline) : 0;
 	if (!S_ISREG(st.st_mode)) {
 		use_write(s, fd, "not a regular file");
+		return;
+	}
+	if (getenv("GPUTRACE_WRITER") && strcmp(getenv("GPUTRACE_WRITER"), "write") == 0) {
+		use_write(s, fd, "GPUTRACE_WRITER=write");
 		return;
 	}
 	if (!reserve_more(s, fd)) {

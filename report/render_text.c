@@ -178,7 +178,8 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 
 		for (k = 0; k < r->findings.n; k++)
 			has_finding |= r->findings.v[k].proc == m;
-		if (!m->nlibs && !has_finding) {
+		/* A cut trace is said even without CUDA: its end is missing. */
+		if (!m->nlibs && !has_finding && !m->proc->cut_reason && !m->proc->cut_lines) {
 			quiet += r->groups[i]->nmembers;
 			continue;
 		}

@@ -161,11 +161,14 @@ enum gt_rule {
 #define GT_K_FAILED "failed"        /* allocs: failed allocations */
 #define GT_K_UNTRACKED "untracked"  /* allocs: allocations beyond the table */
 #define GT_K_UNKNOWN_FREES "unknown_frees" /* allocs: frees of pointers not seen allocated */
+#define GT_K_NS "ns"                /* note self_time: nanoseconds inside the audit callbacks */
+#define GT_K_CALLBACKS "callbacks"  /* note self_time: how many callbacks */
 /* The kinds of "note" line (their "what"). */
 #define GT_NOTE_QUERIES_BEGIN "gputrace_queries_begin"  /* gputrace's own version calls start */
 #define GT_NOTE_QUERIES_END "gputrace_queries_end"
 #define GT_NOTE_FATAL_SIGNAL "fatal_signal"  /* the preload half saw a fatal signal */
 #define GT_NOTE_TRACE_CUT "trace_cut"  /* no room for more lines (reason: ENOSPC ...) */
+#define GT_NOTE_SELF_TIME "self_time"  /* GPUTRACE_SELF_TIME=1: the audit callbacks' own time */
 /* Which half wrote a line (GT_K_SOURCE). */
 #define GT_SOURCE_AUDIT "audit"
 #define GT_SOURCE_PRELOAD "preload"
