@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,16 +56,6 @@ static enum gt_rule rule_field(json_t *o)
 	json_t *v = json_object_get(o, GT_K_RULE);
 
 	return json_is_string(v) ? gt_rule_from_name(json_string_value(v)) : GT_RULE_NONE;
-}
-
-static struct gt_search *find_search(struct gt_process *p, unsigned long seq)
-{
-	size_t i;
-
-	for (i = p->nsearches; i-- > 0;)
-		if (p->searches[i].seq == seq)
-			return &p->searches[i];
-	return NULL;
 }
 
 /* Who wrote a header: the one reading of it, for a full parse and for a
@@ -127,11 +118,149 @@ static void take_identity(struct gt_process *p, json_t *o)
 
 /* The reader's own state while it goes through one file; none of it is
  * part of what the file says. */
+/* A hash index from a key to the latest record that has it, so that the
+ * reader stays linear however many lines a trace has (a search concluded,
+ * an object closed or listed again is found without a walk). It holds
+ * record numbers; the caller compares the keys. */
+struct index {
+	size_t *slot;         /* record number + 1; 0: empty */
+	size_t cap, n;
+};
+
+static uint64_t hash_bytes(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t hash_number(unsigned long v)
+{
+	return (uint64_t)v * 0x9E3779B97F4A7C15ULL;
+}
+
+/* The reader's own state while it goes through one file; none of it is
+ * part of what the file says. */
 struct reading {
 	bool seen_header;
 	bool in_queries;      /* inside gputrace's own version calls */
 	char image[24];       /* the image id of the last header */
+	struct index searches;  /* by seq */
+	struct index paths;     /* objects, by path: the latest */
+	size_t *older;          /* per object: the one before it with its path, + 1 */
 };
+
+/* The slot where key's record is, or the empty slot where it would go. */
+static size_t *index_slot(struct gt_process *p, struct index *ix, uint64_t h,
+			  bool (*same)(const struct gt_process *, size_t, const void *), const void *key)
+{
+	size_t i = (size_t)h & (ix->cap - 1);
+
+	while (ix->slot[i] && !same(p, ix->slot[i] - 1, key))
+		i = (i + 1) & (ix->cap - 1);
+	return &ix->slot[i];
+}
+
+static void index_grow(struct gt_process *p, struct index *ix, uint64_t (*hash_of)(const struct gt_process *, size_t))
+{
+	size_t old_cap = ix->cap, *old = ix->slot, i;
+
+	ix->cap = old_cap ? 2 * old_cap : 64;
+	ix->slot = gt_xcalloc(ix->cap, sizeof(*ix->slot));
+	for (i = 0; i < old_cap; i++) {
+		size_t k;
+
+		if (!old[i])
+			continue;
+		for (k = (size_t)hash_of(p, old[i] - 1) & (ix->cap - 1); ix->slot[k]; k = (k + 1) & (ix->cap - 1))
+			;
+		ix->slot[k] = old[i];
+	}
+	free(old);
+}
+
+static bool same_seq(const struct gt_process *p, size_t rec, const void *key)
+{
+	return p->searches[rec].seq == *(const unsigned long *)key;
+}
+
+static uint64_t seq_hash_of(const struct gt_process *p, size_t rec)
+{
+	return hash_number(p->searches[rec].seq);
+}
+
+static bool same_path(const struct gt_process *p, size_t rec, const void *key)
+{
+	return strcmp(p->objects[rec].path, key) == 0;
+}
+
+static uint64_t path_hash_of(const struct gt_process *p, size_t rec)
+{
+	return hash_bytes(p->objects[rec].path);
+}
+
+/* The latest search numbered seq, or NULL. */
+static struct gt_search *find_search(struct gt_process *p, struct reading *rd, unsigned long seq)
+{
+	size_t *slot;
+
+	if (!rd->searches.cap)
+		return NULL;
+	slot = index_slot(p, &rd->searches, hash_number(seq), same_seq, &seq);
+	return *slot ? &p->searches[*slot - 1] : NULL;
+}
+
+static void index_search(struct gt_process *p, struct reading *rd, size_t rec)
+{
+	unsigned long seq = p->searches[rec].seq;
+
+	size_t *slot;
+
+	if (2 * (rd->searches.n + 1) > rd->searches.cap)
+		index_grow(p, &rd->searches, seq_hash_of);
+	slot = index_slot(p, &rd->searches, hash_number(seq), same_seq, &seq);
+	rd->searches.n += !*slot;
+	*slot = rec + 1;
+}
+
+/* The latest object mapped at path and not closed since, or NULL. */
+static struct gt_object *find_open_object(struct gt_process *p, struct reading *rd, const char *path)
+{
+	size_t rec;
+
+	if (!rd->paths.cap)
+		return NULL;
+	for (rec = *index_slot(p, &rd->paths, hash_bytes(path), same_path, path); rec; rec = rd->older[rec - 1])
+		if (!p->objects[rec - 1].closed)
+			return &p->objects[rec - 1];
+	return NULL;
+}
+
+static void index_object(struct gt_process *p, struct reading *rd, size_t rec)
+{
+	const char *path = p->objects[rec].path;
+	size_t *slot;
+
+	rd->older = grow(rd->older, rec, sizeof(*rd->older));
+	rd->older[rec] = 0;
+	if (!path)
+		return;
+	if (2 * (rd->paths.n + 1) > rd->paths.cap)
+		index_grow(p, &rd->paths, path_hash_of);
+	slot = index_slot(p, &rd->paths, hash_bytes(path), same_path, path);
+	rd->paths.n += !*slot;
+	rd->older[rec] = *slot;
+	*slot = rec + 1;
+}
+
+static void reading_free(struct reading *rd)
+{
+	free(rd->searches.slot);
+	free(rd->paths.slot);
+	free(rd->older);
+}
 
 static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 {
@@ -156,17 +285,24 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 	rd->seen_header = true;
 }
 
-static void on_search(struct gt_process *p, json_t *o, const struct reading *rd)
+/* A line that lacks what makes it mean anything (a search without a name,
+ * an object without a path, a call without its function) is skipped:
+ * nothing downstream has to guess. */
+static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	struct gt_search *s;
+	char *name = field(o, GT_K_NAME);
 
+	if (!name)
+		return;
 	p->searches = grow(p->searches, p->nsearches, sizeof(*s));
 	s = &p->searches[p->nsearches++];
 	memset(s, 0, sizeof(*s));
 	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
 	s->ours = rd->in_queries;
-	s->name = field(o, GT_K_NAME);
+	s->name = name;
 	s->requester = field(o, GT_K_REQUESTER);
+	index_search(p, rd, p->nsearches - 1);
 }
 
 /* The candidates of a search come with its conclusion (open or search_end). */
@@ -176,13 +312,18 @@ static void take_tries(struct gt_search *s, json_t *o)
 	size_t i;
 
 	json_array_foreach(tries, i, t) {
+		char *path = field(t, GT_K_PATH);
+
+		if (!path)
+			continue;
 		s->tries = grow(s->tries, s->ntries, sizeof(*s->tries));
-		s->tries[s->ntries].path = field(t, GT_K_PATH);
+		s->tries[s->ntries].path = path;
 		s->tries[s->ntries++].rule = rule_field(t);
 	}
 }
 
-static struct gt_object *add_object(struct gt_process *p, json_t *o)
+/* A new object at path (taken). */
+static struct gt_object *add_object(struct gt_process *p, struct reading *rd, json_t *o, char *path)
 {
 	struct gt_object *ob;
 
@@ -190,17 +331,32 @@ static struct gt_object *add_object(struct gt_process *p, json_t *o)
 	ob = &p->objects[p->nobjects++];
 	memset(ob, 0, sizeof(*ob));
 	ob->rule = GT_RULE_NONE;
-	ob->path = field(o, GT_K_PATH);
+	ob->path = path;
 	ob->ns = (long)json_integer_value(json_object_get(o, GT_K_NS));
+	index_object(p, rd, p->nobjects - 1);
 	return ob;
 }
 
-static void on_open(struct gt_process *p, json_t *o)
+/* The search a line concludes, if it names one not concluded yet: a
+ * search has one conclusion, the first. */
+static struct gt_search *concluded_search(struct gt_process *p, struct reading *rd, json_t *o)
 {
-	struct gt_object *ob = add_object(p, o);
 	json_t *seq = json_object_get(o, GT_K_SEARCH);
-	struct gt_search *s = json_is_integer(seq) ? find_search(p, (unsigned long)json_integer_value(seq)) : NULL;
+	struct gt_search *s = json_is_integer(seq) ? find_search(p, rd, (unsigned long)json_integer_value(seq)) : NULL;
 
+	return s && !s->result ? s : NULL;
+}
+
+static void on_open(struct gt_process *p, json_t *o, struct reading *rd)
+{
+	char *path = field(o, GT_K_PATH);
+	struct gt_search *s;
+	struct gt_object *ob;
+
+	if (!path)
+		return;
+	s = concluded_search(p, rd, o);
+	ob = add_object(p, rd, o, path);
 	ob->soname = field(o, GT_K_SONAME);
 	ob->cudart_static = json_is_true(json_object_get(o, GT_K_CUDART_STATIC));
 	ob->main = json_is_true(json_object_get(o, GT_K_MAIN));
@@ -209,50 +365,45 @@ static void on_open(struct gt_process *p, json_t *o)
 	if (s) {
 		take_tries(s, o);
 		ob->requester = gt_xstrdup(s->requester);
-		free(s->result);
 		s->result = gt_xstrdup(GT_RESULT_FOUND);
 		s->path = gt_xstrdup(ob->path);
 	}
 }
 
-static void on_search_end(struct gt_process *p, json_t *o)
+static void on_search_end(struct gt_process *p, json_t *o, struct reading *rd)
 {
-	struct gt_search *s = find_search(p, (unsigned long)json_integer_value(json_object_get(o, GT_K_SEARCH)));
+	struct gt_search *s = concluded_search(p, rd, o);
 
 	if (!s)
 		return;
-	free(s->result);
 	s->result = field(o, GT_K_RESULT);
+	if (!s->result)
+		s->result = gt_xstrdup(GT_RESULT_NOT_FOUND);
 	s->path = field(o, GT_K_PATH);
 	take_tries(s, o);
 }
 
-static void on_close(struct gt_process *p, json_t *o)
+static void on_close(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
-	size_t i;
+	struct gt_object *ob = path ? find_open_object(p, rd, path) : NULL;
 
-	for (i = p->nobjects; path && i-- > 0;)
-		if (!p->objects[i].closed && p->objects[i].path && strcmp(p->objects[i].path, path) == 0) {
-			p->objects[i].closed = true;
-			break;
-		}
+	if (ob)
+		ob->closed = true;
 	free(path);
 }
 
 /* The exit listing adds what the audit half did not see (LD_PRELOAD alone). */
-static void on_linkmap(struct gt_process *p, json_t *o)
+static void on_linkmap(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
-	size_t i;
 
-	for (i = 0; path && i < p->nobjects; i++)
-		if (p->objects[i].path && strcmp(p->objects[i].path, path) == 0 && !p->objects[i].closed)
-			goto out;
-	if (path)
-		add_object(p, o)->from_linkmap = true;
-out:
-	free(path);
+	if (!path)
+		return;
+	if (find_open_object(p, rd, path))
+		free(path);
+	else
+		add_object(p, rd, o, path)->from_linkmap = true;
 }
 
 static int int_of(json_t *o, const char *key)
@@ -263,10 +414,13 @@ static int int_of(json_t *o, const char *key)
 static void on_call(struct gt_process *p, json_t *o)
 {
 	struct gt_call *c;
+	char *fn = field(o, GT_K_FN);
 
+	if (!fn)
+		return;
 	p->calls = grow(p->calls, p->ncalls, sizeof(*c));
 	c = &p->calls[p->ncalls++];
-	c->fn = field(o, GT_K_FN);
+	c->fn = fn;
 	c->status = int_of(o, GT_K_STATUS);
 	c->status_name = field(o, GT_K_STATUS_NAME);
 	c->reason = field(o, GT_K_REASON);
@@ -278,10 +432,13 @@ static void on_call(struct gt_process *p, json_t *o)
 static void on_totals(struct gt_process *p, json_t *o)
 {
 	struct gt_total *t;
+	char *fn = field(o, GT_K_FN);
 
+	if (!fn)
+		return;
 	p->totals = grow(p->totals, p->ntotals, sizeof(*t));
 	t = &p->totals[p->ntotals++];
-	t->fn = field(o, GT_K_FN);
+	t->fn = fn;
 	t->status = int_of(o, GT_K_STATUS);
 	t->status_name = field(o, GT_K_STATUS_NAME);
 	t->count = (unsigned long long)json_integer_value(json_object_get(o, GT_K_COUNT));
@@ -291,10 +448,13 @@ static void on_totals(struct gt_process *p, json_t *o)
 static void on_alloc_fail(struct gt_process *p, json_t *o)
 {
 	struct gt_alloc_fail *a;
+	char *fn = field(o, GT_K_FN);
 
+	if (!fn)
+		return;
 	p->alloc_fails = grow(p->alloc_fails, p->nalloc_fails, sizeof(*a));
 	a = &p->alloc_fails[p->nalloc_fails++];
-	a->fn = field(o, GT_K_FN);
+	a->fn = fn;
 	a->size = (unsigned long long)json_integer_value(json_object_get(o, GT_K_SIZE));
 	a->status = int_of(o, GT_K_STATUS);
 	a->status_name = field(o, GT_K_STATUS_NAME);
@@ -303,11 +463,17 @@ static void on_alloc_fail(struct gt_process *p, json_t *o)
 static void on_version(struct gt_process *p, json_t *o)
 {
 	struct gt_version *v;
+	char *lib = field(o, GT_K_LIB), *fn = field(o, GT_K_FN);
 
+	if (!lib || !fn) {
+		free(lib);
+		free(fn);
+		return;
+	}
 	p->versions = grow(p->versions, p->nversions, sizeof(*v));
 	v = &p->versions[p->nversions++];
-	v->lib = field(o, GT_K_LIB);
-	v->fn = field(o, GT_K_FN);
+	v->lib = lib;
+	v->fn = fn;
 	v->property = json_is_integer(json_object_get(o, GT_K_PROPERTY)) ? int_of(o, GT_K_PROPERTY) : -1;
 	v->status = int_of(o, GT_K_STATUS);
 	v->value = json_integer_value(json_object_get(o, GT_K_VALUE));
@@ -383,10 +549,10 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 		on_header(p, o, rd);
 		break;
 	case GT_EV_SEARCH: on_search(p, o, rd); break;
-	case GT_EV_OPEN: on_open(p, o); break;
-	case GT_EV_SEARCH_END: on_search_end(p, o); break;
-	case GT_EV_CLOSE: on_close(p, o); break;
-	case GT_EV_LINKMAP: on_linkmap(p, o); break;
+	case GT_EV_OPEN: on_open(p, o, rd); break;
+	case GT_EV_SEARCH_END: on_search_end(p, o, rd); break;
+	case GT_EV_CLOSE: on_close(p, o, rd); break;
+	case GT_EV_LINKMAP: on_linkmap(p, o, rd); break;
 	case GT_EV_END: p->clean_end = true; break;
 	case GT_EV_CALL: on_call(p, o); break;
 	case GT_EV_CALLS: on_totals(p, o); break;
@@ -473,6 +639,7 @@ bad:
 	snprintf(err, errcap, "%s:%ld: %s", path, lineno, why);
 	ok = false;
 out:
+	reading_free(&rd);
 	free(line);
 	fclose(f);
 	return ok;

@@ -1,6 +1,9 @@
-# libFuzzer targets for the two readers of untrusted files: the ld.so.cache
-# parser and the ELF reader. Included by the top Makefile:
-#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache and fuzz_elf
+# libFuzzer targets for the readers of untrusted files: the ld.so.cache
+# parser, the ELF reader, and the whole report pipeline from trace bytes
+# (fingerprint, reader, model, rules, every renderer; seeds: real traces of
+# torch on the H200, of the real CUDA libraries here and of the fakes, with
+# the format's keys as a dictionary). Included by the top Makefile:
+#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf and fuzz_report
 #   make fuzz-short              runs each for FUZZ_SECONDS (default 20); non-zero on a crash
 # Crash inputs land in $(BUILD)/fuzz/crash-<target>/; replay one with
 #   $(BUILD)/fuzz/fuzz_elf FILE
@@ -18,7 +21,15 @@ FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048
 	-print_final_stats=1
 
 .PHONY: fuzz-build fuzz-short
-fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf
+fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report
+
+# The whole report pipeline from trace bytes: everything the command reads
+# a trace with, but the command's main.
+FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c report/*.c report/rules/*.c)
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC) \
+		-ljansson -lelf -lz
 
 $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.h
 	@mkdir -p $(dir $@)
@@ -30,10 +41,11 @@ $(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h
 
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay untouched.
 fuzz-short: fuzz-build
-	@for t in ldcache elf; do \
+	@for t in ldcache elf report; do \
 		mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/crash-$$t || exit 1; \
 		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 		$(FUZZ_DIR)/fuzz_$$t $(FUZZ_RUN_FLAGS) -artifact_prefix=$(FUZZ_DIR)/crash-$$t/ \
+			$$( [ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict ) \
 			$(FUZZ_DIR)/corpus-$$t tests/fuzz/corpus_$$t \
 			>$(FUZZ_DIR)/fuzz_$$t.log 2>&1 \
 			|| { tail -n 60 $(FUZZ_DIR)/fuzz_$$t.log; echo "fuzz_$$t failed: see $(FUZZ_DIR)/fuzz_$$t.log"; exit 1; }; \
