@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -191,18 +192,80 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill(child_pid, sig);
 }
 
+static void catch_stop(int sig);
+
+/* Job control, as `timeout --foreground` does it: a stop sent to gputrace
+ * stops the command, then gputrace itself (so the shell sees the job
+ * stopped); a terminal's Ctrl-Z reached the command already. */
+static void stop_with_child(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	sigset_t set;
+
+	(void)uc;
+	if (child_pid > 0 && si && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	/* Continued: catch the next stop the same way. */
+	catch_stop(sig);
+	errno = saved;
+}
+
+static void continue_child(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	(void)si;
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* A signal ignored when gputrace starts stays ignored: not caught here, so
+ * exec keeps it ignored for the command (nohup works as without us). */
+static void catch_unless_ignored(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void catch_stop(int sig)
+{
+	catch_unless_ignored(sig, stop_with_child);
+}
+
 static void install_forwarding(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
-	struct sigaction sa;
 	size_t i;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+		catch_unless_ignored(sigs[i], forward_signal);
+	catch_stop(SIGTSTP);
+	catch_unless_ignored(SIGCONT, continue_child);
+}
+
+/* In the child, before exec: the signals gputrace caught go back to their
+ * defaults (exec does that too; ignored ones were never touched), and the
+ * command ends with gputrace (SIGTERM when gputrace dies) unless
+ * GPUTRACE_KEEP_ORPHAN=1 asks to let it run on. */
+static void tie_to_parent(pid_t parent)
+{
+	const char *keep = getenv("GPUTRACE_KEEP_ORPHAN");
+
+	if (keep && strcmp(keep, "1") == 0)
+		return;
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
+		raise(SIGTERM);  /* gputrace died before the tie was made */
 }
 
 static int status_of(int wstatus)
@@ -233,7 +296,7 @@ static void exec_child(char *const *argv, int err_fd)
 static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 {
 	int pipefd[2], e = 0, wstatus;
-	pid_t pid, w;
+	pid_t pid, w, parent;
 	ssize_t n;
 
 	*child = 0;
@@ -243,6 +306,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 		return 127;
 	}
 	install_forwarding();
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, LOG_PREFIX "fork: %s\n", strerror(errno));
@@ -250,6 +314,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
+		tie_to_parent(parent);
 		exec_child(argv, pipefd[1]);
 	}
 	child_pid = pid;

@@ -1,0 +1,175 @@
+"""Hardening (issue 15): the traced program's signals and files stay its own,
+and hostile folders and traces never hang or crash gputrace. Each class is
+one item of the red-team list; the program's behaviour is compared with the
+bare run wherever there is one."""
+import filecmp
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from tests.e2e.gtlib import GPUTRACE, PROGS, cleanup, run_bare, run_traced
+
+FD_USER = os.path.join(PROGS, "fd_user")
+
+
+def state_of(pid):
+    """The process state letter from /proc (R, S, T, Z ...), or None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
+
+
+def wait_state(pid, want, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        s = state_of(pid)
+        if s in want:
+            return s
+        time.sleep(0.02)
+    return state_of(pid)
+
+
+def child_of(pid, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = f.read().split()
+        if kids:
+            return int(kids[0])
+        time.sleep(0.02)
+    raise AssertionError("gputrace started no command")
+
+
+class Signals(unittest.TestCase):
+    """Item 1: ignored signals stay ignored, job control, no orphan."""
+
+    def test_nohup_keeps_sighup_ignored(self):
+        argv = ["nohup", "sh", "-c", "grep -E '^Sig(Ign|Cgt)' /proc/self/status"]
+        bare = subprocess.run(argv, capture_output=True)
+        traced = subprocess.run(["nohup", GPUTRACE, "-q", "--", *argv[1:]], capture_output=True)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        self.assertIn(b"SigIgn:", bare.stdout)
+        self.assertEqual(traced.stdout, bare.stdout)
+
+    def test_ignored_when_started_stays_ignored(self):
+        """Any signal ignored by gputrace's parent (SIG_IGN survives exec)."""
+        def ignore():
+            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGQUIT):
+                signal.signal(s, signal.SIG_IGN)
+        argv = ["sh", "-c", "grep ^SigIgn /proc/self/status"]
+        bare = subprocess.run(argv, capture_output=True, preexec_fn=ignore)
+        traced = subprocess.run([GPUTRACE, "-q", "--", *argv], capture_output=True, preexec_fn=ignore)
+        self.assertEqual(traced.stdout, bare.stdout)
+
+    def test_stop_and_continue_with_the_launcher(self):
+        launcher = subprocess.Popen([GPUTRACE, "-q", "--", "sleep", "30"])
+        try:
+            child = child_of(launcher.pid)
+            wait_state(child, "S")
+            os.kill(launcher.pid, signal.SIGTSTP)
+            self.assertEqual(wait_state(child, "T"), "T")
+            self.assertEqual(wait_state(launcher.pid, "T"), "T")
+            os.kill(launcher.pid, signal.SIGCONT)
+            self.assertIn(wait_state(child, "SR"), ("S", "R"))
+            self.assertIn(wait_state(launcher.pid, "SR"), ("S", "R"))
+            os.kill(launcher.pid, signal.SIGTERM)
+            self.assertEqual(launcher.wait(timeout=30), 128 + signal.SIGTERM)
+        finally:
+            if launcher.poll() is None:
+                launcher.kill()
+                launcher.wait()
+
+    def test_command_ends_when_gputrace_is_killed(self):
+        launcher = subprocess.Popen([GPUTRACE, "-q", "--", "sleep", "30"])
+        child = child_of(launcher.pid)
+        wait_state(child, "S")
+        launcher.kill()
+        launcher.wait()
+        self.assertIn(wait_state(child, ("Z", None)), ("Z", None))
+
+    def test_orphan_kept_when_asked(self):
+        env = dict(os.environ, GPUTRACE_KEEP_ORPHAN="1")
+        launcher = subprocess.Popen([GPUTRACE, "-q", "--", "sleep", "30"], env=env)
+        child = child_of(launcher.pid)
+        wait_state(child, "S")
+        launcher.kill()
+        launcher.wait()
+        time.sleep(0.3)
+        self.assertIn(state_of(child), ("S", "R"))
+        os.kill(child, signal.SIGKILL)
+
+
+class FilesStayTheProgramsOwn(unittest.TestCase):
+    """Items 2 and 3: no trace fd in the program to collide with its own."""
+
+    def files_of(self, argv_of, env=None):
+        """Runs argv_of(folder) bare and traced, each in a folder of its own;
+        returns the two folders."""
+        bare_dir = tempfile.mkdtemp(prefix="gt-fd-bare-")
+        traced_dir = tempfile.mkdtemp(prefix="gt-fd-traced-")
+        self.addCleanup(shutil.rmtree, bare_dir, True)
+        self.addCleanup(shutil.rmtree, traced_dir, True)
+        bare = run_bare(argv_of(bare_dir), env=env)
+        r = run_traced(argv_of(traced_dir), env=env, opts=["-q"])
+        self.addCleanup(cleanup, r)
+        self.assertEqual((r.proc.returncode, r.proc.stdout), (bare.returncode, bare.stdout), r.proc.stderr)
+        return bare_dir, traced_dir, r
+
+    def assert_same_files(self, a, b):
+        names = sorted(os.listdir(a))
+        self.assertEqual(names, sorted(os.listdir(b)))
+        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+        self.assertEqual((mismatch, errors), ([], []))
+        return names
+
+    def test_every_fd_from_3_to_1023(self):
+        a, b, r = self.files_of(lambda d: [FD_USER, "every", d])
+        names = self.assert_same_files(a, b)
+        self.assertEqual(len(names), 1021)
+        with open(os.path.join(b, "fd.801"), "rb") as f:
+            self.assertEqual(f.read(), b"fd 801\n")
+        self.assertTrue(r.traces[0].ended_cleanly())
+
+    def test_shell_redirects_801(self):
+        a, b, r = self.files_of(lambda d: ["bash", "-c", f"exec 801>{d}/log.txt; echo data >&801"])
+        self.assert_same_files(a, b)
+        with open(os.path.join(b, "log.txt"), "rb") as f:
+            self.assertEqual(f.read(), b"data\n")
+        self.assertNotIn(b"\ndata\n", r.traces[0].raw)  # the program's line is not in the trace
+        self.assertTrue(r.traces[0].ended_cleanly())
+
+    def test_dup2_onto_the_old_trace_number(self):
+        for fd in (800, 801, 1023):
+            a, b, r = self.files_of(lambda d: [FD_USER, "dup2", d, str(fd)])
+            self.assert_same_files(a, b)
+            self.assertTrue(r.traces[0].ended_cleanly())
+
+    def test_rlimit_nofile_16(self):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
+        bare = subprocess.run([FD_USER, "limit"], capture_output=True, preexec_fn=limit)
+        outdir = tempfile.mkdtemp(prefix="gt-fd-")
+        self.addCleanup(shutil.rmtree, outdir, True)
+        traced = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--", FD_USER, "limit"],
+                                capture_output=True, preexec_fn=limit)
+        self.assertEqual(bare.stdout, b"opened 13, first fd 3\n")
+        self.assertEqual(traced.stdout, bare.stdout)
+
+    def test_fork_chain_fds(self):
+        bare = run_bare([FD_USER, "chain", "100"])
+        r = run_traced([FD_USER, "chain", "100"], opts=["-q"])
+        self.addCleanup(cleanup, r)
+        self.assertEqual(r.proc.stdout, bare.stdout)
+        self.assertEqual(len(r.traces), 101)
+
+
+if __name__ == "__main__":
+    unittest.main()
