@@ -393,6 +393,39 @@ static void record_reaped(const char *dir, pid_t pid, int wstatus)
 /* The folder traces go to: -o DIR (created 0700 if missing), else
  * $GPUTRACE_DIR, else a fresh ${TMPDIR:-/tmp}/gputrace.XXXXXX. Absolute, since
  * the command may change its working folder. */
+/* A trace folder is ours to write: not a symbolic link (which anyone who
+ * can write its folder may point elsewhere), and not a folder another user
+ * owns (who could replace what we write) unless GPUTRACE_SHARED_DIR=1 says
+ * that is meant (a job's shared folder). */
+static bool trusted_folder(const char *path)
+{
+	const char *shared = getenv("GPUTRACE_SHARED_DIR");
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		fprintf(stderr, LOG_PREFIX "cannot use %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (shared && strcmp(shared, "1") == 0)
+		return true;
+	if (S_ISLNK(st.st_mode)) {
+		fprintf(stderr, LOG_PREFIX "%s is a symbolic link: name the folder itself (or set "
+			"GPUTRACE_SHARED_DIR=1)\n", path);
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, LOG_PREFIX "%s is not a folder\n", path);
+		return false;
+	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr, LOG_PREFIX "%s belongs to another user (uid %u), who could change the "
+			"traces: use a folder of your own (or set GPUTRACE_SHARED_DIR=1)\n", path,
+			(unsigned)st.st_uid);
+		return false;
+	}
+	return true;
+}
+
 static bool prepare_out_dir(const char *want, char *out, size_t cap, bool *made_temp)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -405,6 +438,8 @@ static bool prepare_out_dir(const char *want, char *out, size_t cap, bool *made_
 			fprintf(stderr, LOG_PREFIX "cannot create %s: %s\n", want, strerror(errno));
 			return false;
 		}
+		if (!trusted_folder(want))
+			return false;
 		if (!realpath(want, out) || access(out, W_OK | X_OK) != 0) {
 			fprintf(stderr, LOG_PREFIX "cannot write traces into %s: %s\n", want,
 				strerror(errno));
@@ -459,14 +494,26 @@ static bool launched_as_rank(void)
 }
 
 /* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
+/* report.txt is made like the traces: a new file (O_EXCL, never through a
+ * link), 0600. One left by an earlier run of ours (our own regular file, no
+ * other link to it) is replaced; anything else there is left alone. */
 static void save_report(const char *dir)
 {
 	char path[PATH_MAX + 16];
+	struct stat st;
 	FILE *f;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/report.txt", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+			fprintf(stderr, LOG_PREFIX "%s exists and is not a report of ours: left alone, "
+				"the report is not kept\n", path);
+			return;
+		}
+		unlink(path);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
@@ -475,6 +522,35 @@ static void save_report(const char *dir)
 	}
 	cmd_report_after_run(dir, f);
 	fclose(f);
+}
+
+/* The diagnosis at exit runs in a child of its own: whatever happens in it
+ * (a trace that crashes the reader, memory, a signal), gputrace still exits
+ * with the command's status. */
+static void diagnose_apart(const char *dir, bool print, bool keep)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, LOG_PREFIX "no diagnosis: fork: %s (gputrace report %s)\n", strerror(errno), dir);
+		return;
+	}
+	if (pid == 0) {
+		if (print)
+			cmd_report_after_run(dir, stderr);
+		if (keep)
+			save_report(dir);
+		fflush(NULL);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st))
+		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
+			WTERMSIG(st), dir);
 }
 
 int cmd_launch_traced(const struct cmd_launch_opts *o)
@@ -513,10 +589,8 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 				dir, dir);
 		return status;
 	}
-	if (!o->quiet)
-		cmd_report_after_run(dir, stderr);
-	if (o->out_dir)
-		save_report(dir);
+	if (!o->quiet || o->out_dir)
+		diagnose_apart(dir, !o->quiet, o->out_dir != NULL);
 	return status;
 }
 

@@ -117,6 +117,8 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 		gt_evidence_str(o, "trace_cut", p->cut_reason);
 	if (p->cut_lines)
 		json_object_set_new(o, "cut_lines", json_integer((json_int_t)p->cut_lines));
+	if (p->last_line_cut)
+		json_object_set_new(o, "last_line_cut", json_true());
 	for (i = 0; i < m->nlibs; i++)
 		json_array_append_new(libs, lib_json(&m->libs[i]));
 	json_object_set_new(o, "libraries", libs);

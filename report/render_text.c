@@ -142,6 +142,9 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	if (p->cut_reason)
 		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
 			"process did after that is missing\n", p->cut_reason);
+	if (p->last_line_cut)
+		fprintf(f, "  the trace's last line is cut off (a full disk as it was written, or a "
+			"file cut short): what it said is missing\n");
 	if (p->cut_lines)
 		fprintf(f, "  %lu line%s cut short (the process was killed as it wrote them) left out\n",
 			p->cut_lines, p->cut_lines == 1 ? "" : "s");
@@ -179,7 +182,8 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 		for (k = 0; k < r->findings.n; k++)
 			has_finding |= r->findings.v[k].proc == m;
 		/* A cut trace is said even without CUDA: its end is missing. */
-		if (!m->nlibs && !has_finding && !m->proc->cut_reason && !m->proc->cut_lines) {
+		if (!m->nlibs && !has_finding && !m->proc->cut_reason && !m->proc->cut_lines &&
+		    !m->proc->last_line_cut) {
 			quiet += r->groups[i]->nmembers;
 			continue;
 		}

@@ -612,10 +612,10 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 		if (n == 1 && text[0] == '\n')
 			continue;
 		if (text[n - 1] != '\n') {
-			/* Every line is written whole with one write(2), so even a
-			 * killed process leaves none half-written: this file was cut. */
-			why = "truncated: the last line is cut off";
-			goto bad;
+			/* A last line with no end: the disk filled as it was written,
+			 * or the file was cut. Everything before it stands. */
+			p->last_line_cut = true;
+			break;
 		}
 		o = json_loadb(text, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(o)) {

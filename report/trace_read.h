@@ -109,6 +109,7 @@ struct gt_process {
 	void *env;            /* json_t object: the header's loading environment */
 	char *cut_reason;     /* the writer had no room left ("ENOSPC"): lines are missing */
 	unsigned long cut_lines; /* lines cut short (a process killed mid-line) */
+	bool last_line_cut;   /* the file ends inside a line (a full disk, a cut copy) */
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

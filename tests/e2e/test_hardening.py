@@ -173,3 +173,80 @@ class FilesStayTheProgramsOwn(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TheProgramsStatusIsSacred(unittest.TestCase):
+    """Item 6: whatever the trace folder holds, gputrace exits as the command did."""
+
+    def test_bad_files_in_the_folder(self):
+        outdir = tempfile.mkdtemp(prefix="gt-status-")
+        self.addCleanup(shutil.rmtree, outdir, True)
+        # The command leaves in its own trace folder a file named like a
+        # trace: one cut in the middle of its header, one of binary junk.
+        script = ('printf \'{"ev":"header","format":"gputrace-trace","vers\' > "$GPUTRACE_DIR/vm.1.jsonl";'
+                  ' head -c 4096 /dev/urandom > "$GPUTRACE_DIR/vm.2.jsonl"; exit 3')
+        p = subprocess.run([GPUTRACE, "-o", outdir, "--", "sh", "-c", script], capture_output=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertNotIn(b"Sanitizer", p.stderr)
+        self.assertIn(b"gputrace: ", p.stderr)
+
+
+class SharedFolders(unittest.TestCase):
+    """Item 10: report.txt made like the traces; a folder that is a link or
+    another user's is refused unless GPUTRACE_SHARED_DIR=1."""
+
+    def setUp(self):
+        self.base = tempfile.mkdtemp(prefix="gt-shared-")
+        self.addCleanup(shutil.rmtree, self.base, True)
+
+    def test_symlink_folder_refused(self):
+        real = os.path.join(self.base, "real")
+        os.mkdir(real, 0o700)
+        link = os.path.join(self.base, "link")
+        os.symlink(real, link)
+        p = subprocess.run([GPUTRACE, "-q", "-o", link, "--", "true"], capture_output=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(b"is a symbolic link", p.stderr)
+        self.assertEqual(os.listdir(real), [])
+        ok = subprocess.run([GPUTRACE, "-q", "-o", link, "--", "true"], capture_output=True,
+                            env=dict(os.environ, GPUTRACE_SHARED_DIR="1"))
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+
+    def test_other_users_folder_refused(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root to make a folder of another user")
+        other = os.path.join(self.base, "other")
+        os.mkdir(other)
+        os.chmod(other, 0o777)
+        os.chown(other, 65534, 65534)
+        p = subprocess.run([GPUTRACE, "-q", "-o", other, "--", "true"], capture_output=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(b"belongs to another user", p.stderr)
+        self.assertEqual(os.listdir(other), [])
+
+    def test_report_txt_of_another_user_left_alone(self):
+        outdir = os.path.join(self.base, "t")
+        os.mkdir(outdir, 0o700)
+        planted = os.path.join(outdir, "report.txt")
+        with open(planted, "w") as f:
+            f.write("theirs\n")
+        os.chmod(planted, 0o666)
+        if os.geteuid() == 0:
+            os.chown(planted, 65534, 65534)
+        else:
+            os.link(planted, os.path.join(self.base, "second-link"))
+        p = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--", "sh", "-c", "exit 4"], capture_output=True)
+        self.assertEqual(p.returncode, 4)
+        with open(planted) as f:
+            self.assertEqual(f.read(), "theirs\n")
+        self.assertIn(b"is not a report of ours", p.stderr)
+
+    def test_own_report_replaced_private(self):
+        outdir = os.path.join(self.base, "t")
+        for _ in range(2):
+            p = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--", "true"], capture_output=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        st = os.lstat(os.path.join(outdir, "report.txt"))
+        self.assertEqual(st.st_mode & 0o777, 0o600)
+        self.assertEqual(st.st_nlink, 1)

@@ -537,11 +537,26 @@ class BadInput(ReportCase):
         self.bad(path, names="vm.1.jsonl")
 
     def test_cut_mid_line(self):
-        """Each line is one write(2): a partial line is damage, not a crash."""
+        """A last line cut off (a disk that filled as it was written, issue 15
+        item 7): everything before it is read, and the report says the line
+        is missing, in text and in JSON."""
         data = self.good_trace()
-        cut = data.index(b"\n", len(data) // 2) - 5
+        cut = data.rindex(b"\n", 0, len(data) - 1) + 10  # inside the last line
         path = self.write("vm.2.jsonl", data[:cut])
-        self.bad(path, names="vm.2.jsonl")
+        rep = report("--json", path)
+        self.assertIn(rep.returncode, (0, 1), rep.stderr)
+        (p,) = json.loads(rep.stdout)["processes"]
+        self.assertTrue(p["last_line_cut"])
+        # The CUDA libraries of the whole trace that were opened before the
+        # cut, and only those, are the cut trace's libraries.
+        whole = report("--json", self.write("vm.6.jsonl", data))
+        before_cut = [json.loads(l) for l in data[:cut].split(b"\n")[:-1]]
+        opened = {o["path"] for o in before_cut if o.get("ev") == "open"}
+        expected = {l["path"] for l in json.loads(whole.stdout)["processes"][0]["libraries"]} & opened
+        self.assertTrue(expected)
+        self.assertEqual({l["path"] for l in p["libraries"]}, expected)
+        text = report(path)
+        self.assertIn(b"the trace's last line is cut off", text.stdout)
 
     def test_binary_garbage(self):
         junk = bytes(random.Random(7).getrandbits(8) for _ in range(8192))
