@@ -159,7 +159,7 @@ const char *cmd_untraceable_reason(const char *path)
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
 		return "is set-user-ID or set-group-ID: the loader ignores LD_AUDIT and LD_PRELOAD "
 		       "paths outside its secure folders there";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
@@ -377,7 +377,7 @@ static void record_reaped(const char *dir, pid_t pid, int wstatus)
 
 	if (!pid || !find_child_trace(dir, pid, path, sizeof(path)))
 		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_REAPED));

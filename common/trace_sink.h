@@ -19,10 +19,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gputrace/trace_format.h"
+
 /* Each window maps this much of the file; a trace may grow to
  * GT_SINK_WINDOW * GT_SINK_MAX_WINDOWS (4 GiB), then it is cut. */
 #define GT_SINK_WINDOW (1u << 20)
-#define GT_SINK_MAX_WINDOWS 4096
+#define GT_SINK_MAX_WINDOWS ((int)(GT_MAX_TRACE_BYTES / GT_SINK_WINDOW))
 
 enum gt_sink_mode {
 	GT_SINK_CLOSED,    /* nothing open for this process (yet) */

@@ -202,7 +202,7 @@ bool host_elf_read(const char *path, struct host_elf_info *out)
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		set_error(out, "cannot open: %s", strerror(errno));
 		return false;

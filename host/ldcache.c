@@ -294,7 +294,7 @@ bool host_ldcache_read(const char *path, struct host_ldcache *out, char *err, si
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "cannot open: %s", strerror(errno));
 		goto out;

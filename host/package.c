@@ -231,7 +231,7 @@ void host_package_cache_free(void)
  * calls so that a thousand dpkg lists cost no thousand mallocs), NUL-terminated. */
 static bool read_file_into(const char *path, size_t max, char **buf, size_t *cap, size_t *len_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	size_t len = 0, want;
 	struct stat st;
 	bool okay = false;

@@ -279,7 +279,7 @@ static enum verdict judge(const char *path, struct stat *st, const char **reason
 
 	*reason = NULL;
 	memset(st, 0, sizeof(*st));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		if (errno == EACCES)
 			stat(path, st);

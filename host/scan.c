@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
@@ -237,6 +238,20 @@ static void walk_glob(struct walker *w, const char *pattern, const char *where, 
 	globfree(&g);
 }
 
+/* A configuration file, never blocking on something that is not one. */
+static FILE *open_config(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	FILE *f = NULL;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		f = fdopen(fd, "r");
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /* /etc/ld.so.conf and its includes: the folders ldconfig put in the cache. */
 static void walk_ld_so_conf(struct walker *w, const char *conf, int level)
 {
@@ -245,7 +260,7 @@ static void walk_ld_so_conf(struct walker *w, const char *conf, int level)
 	glob_t g;
 	size_t i;
 
-	if (level > 8 || !(f = fopen(conf, "re")))
+	if (level > 8 || !(f = open_config(conf)))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		p = line + strspn(line, " \t");

@@ -111,7 +111,7 @@ static uint64_t hash_bytes(const char *s, const char *end)
 
 bool gt_trace_fingerprint(const char *path, uint64_t *fp, char *first, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	const char *data, *nl;
 	bool ok = false;

@@ -4,11 +4,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gputrace/trace_format.h"
 #include "common/xalloc.h"
@@ -568,9 +571,38 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	return true;
 }
 
+/* No trace gputrace writes is larger (trace_sink.h: 4 GiB, then it is cut). */
+#define MAX_TRACE_SIZE ((off_t)GT_MAX_TRACE_BYTES)
+
+/* A trace is read only from a regular file, opened so that it cannot block
+ * (a FIFO named like a trace in a shared folder) and not larger than any
+ * trace is (/dev/zero, a runaway file). */
+static FILE *open_trace_file(const char *path, char *err, size_t errcap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TRACE_SIZE) {
+		snprintf(err, errcap, "%s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+			 !S_ISREG(st.st_mode) ? "not a regular file (a FIFO, a device?): not read" :
+			 "larger than any trace gputrace writes: not read");
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t errcap)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = open_trace_file(path, err, errcap);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -581,10 +613,8 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 
 	memset(p, 0, sizeof(*p));
 	p->file = gt_xstrdup(path);
-	if (!f) {
-		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+	if (!f)
 		return false;
-	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		json_error_t jerr;
 		char *text = line;
@@ -724,12 +754,19 @@ int gt_list_traces(const char *dir, char ***out)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
+		struct stat st;
 		char *full;
 
 		if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
 			continue;
 		if (asprintf(&full, "%s/%s", dir, e->d_name) < 0)
 			abort();
+		/* Only regular files: a FIFO or a link named like a trace (anyone
+		 * can make one in a shared folder) is not one. */
+		if (lstat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(full);
+			continue;
+		}
 		list = grow(list, (size_t)n, sizeof(char *));
 		list[n++] = full;
 	}

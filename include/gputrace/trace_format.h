@@ -3,6 +3,9 @@
 #ifndef GPUTRACE_TRACE_FORMAT_H
 #define GPUTRACE_TRACE_FORMAT_H
 
+/* No trace file is larger: the writer cuts it there (common/trace_sink.h). */
+#define GT_MAX_TRACE_BYTES (4ULL << 30)
+
 /* Bumped whenever a reader of an older version would misread a trace. */
 #define GT_FORMAT_NAME "gputrace-trace"
 #define GT_FORMAT_VERSION 1

@@ -250,3 +250,68 @@ class SharedFolders(unittest.TestCase):
         st = os.lstat(os.path.join(outdir, "report.txt"))
         self.assertEqual(st.st_mode & 0o777, 0o600)
         self.assertEqual(st.st_nlink, 1)
+
+
+class FifosAndDevices(unittest.TestCase):
+    """Item 5: a FIFO or a device where a file is expected never blocks
+    gputrace (a hang is a failure here: every run has a timeout)."""
+
+    def setUp(self):
+        self.base = tempfile.mkdtemp(prefix="gt-fifo-")
+        self.addCleanup(shutil.rmtree, self.base, True)
+
+    def fifo(self, *parts):
+        path = os.path.join(self.base, *parts)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.mkfifo(path)
+        return path
+
+    def run_gt(self, *args, env=None):
+        return subprocess.run([GPUTRACE, *args], capture_output=True, timeout=60,
+                              env=dict(os.environ, **(env or {})))
+
+    def test_fifo_named_like_a_trace_in_the_folder(self):
+        outdir = os.path.join(self.base, "t")
+        os.mkdir(outdir, 0o700)
+        self.fifo("t", "vm.999.jsonl")
+        p = self.run_gt("-o", outdir, "--", "sh", "-c", "exit 5")
+        self.assertEqual(p.returncode, 5, p.stderr)
+        rep = self.run_gt("report", outdir)
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        self.assertIn(b"gputrace report: 1 process", rep.stdout)
+
+    def test_report_on_a_fifo_or_a_device(self):
+        for path in (self.fifo("vm.1.jsonl"), "/dev/zero"):
+            rep = self.run_gt("report", path)
+            self.assertEqual(rep.returncode, 2, path)
+            self.assertIn(b"not a regular file", rep.stderr)
+            self.assertEqual(len(rep.stderr.strip().splitlines()), 1)
+
+    def test_scan_with_fifos(self):
+        lib = self.fifo("root", "lib64", "libcudnn.so.9")
+        self.assertEqual(self.run_gt("scan", os.path.join(self.base, "root")).returncode, 0)
+        cache = self.fifo("ld.so.cache")
+        p = self.run_gt("scan", os.path.join(self.base, "root"), env={"GPUTRACE_LD_SO_CACHE": cache})
+        self.assertIn(p.returncode, (0, 1))
+        p = self.run_gt("scan", "--for", lib)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(b"not a regular file", p.stderr)
+
+    def test_fifo_as_a_requester_in_a_trace(self):
+        req = self.fifo("lib", "libtorch_cuda.so")
+        lines = [
+            {"ev": "header", "format": "gputrace-trace", "version": 1, "source": "audit", "pid": 7,
+             "ppid": 1, "host": "vm", "image": "00000000000000a1", "env": {}},
+            {"ev": "search", "t_us": 1, "tid": 7, "seq": 1, "name": "libcudnn.so.9", "requester": req},
+            {"ev": "open", "t_us": 2, "path": "/nonexistent/libcudnn.so.9", "ns": 0, "search": 1,
+             "name": "libcudnn.so.9", "rule": "rpath",
+             "tries": [{"path": "/nonexistent/libcudnn.so.9", "rule": "rpath"}]},
+            {"ev": "end", "t_us": 3, "pid": 7},
+        ]
+        trace = os.path.join(self.base, "vm.7.jsonl")
+        with open(trace, "w") as f:
+            f.write("".join(json.dumps(l) + "\n" for l in lines))
+        rep = self.run_gt("report", "--json", trace)
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        (lib,) = json.loads(rep.stdout)["processes"][0]["libraries"]
+        self.assertEqual(lib["path"], "/nonexistent/libcudnn.so.9")
