@@ -11,6 +11,7 @@
 #include "cmd/doctor.h"
 #include "cmd/launch.h"
 #include "common/xalloc.h"
+#include "report/printable.h"
 
 static void print_text(struct doctor *d, const struct gt_report *rep)
 {
@@ -22,12 +23,13 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 	for (k = 0; k < d->probe.nsteps; k++) {
 		const struct doctor_step *s = &d->probe.steps[k];
 
-		printf("  %-8s %-9s %-18s %9.1f ms  %s\n", s->status, cmd_doctor_layer_of(s->name), s->name, s->ms, s->detail);
+		printf("  %-8s %-9s %-18s %9.1f ms  %s\n", gt_printable(s->status), cmd_doctor_layer_of(s->name),
+		       gt_printable(s->name), s->ms, gt_printable(s->detail));
 	}
 	for (k = 0; k < d->probe.nlibs; k++)
-		printf("  tested %-8s %s\n", d->probe.libs[k][0], d->probe.libs[k][1]);
+		printf("  tested %-8s %s\n", gt_printable(d->probe.libs[k][0]), gt_printable(d->probe.libs[k][1]));
 	for (k = 0; k < d->ntested; k++)
-		printf("  note: %s\n", d->tested_note[k]);
+		printf("  note: %s\n", gt_printable(d->tested_note[k]));
 	if (!layer) {
 		printf("all steps ran.\n");
 	} else {
@@ -44,7 +46,7 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 		for (i = 0; i < d->scan_findings.n && i < 8; i++)
 			if (d->scan_findings.v[i].severity >= GT_SEV_WARNING)
 				printf("%sscan: %s: %s\n", i ? "" : "\n", d->scan_findings.v[i].id,
-				       d->scan_findings.v[i].summary);
+				       gt_printable(d->scan_findings.v[i].summary));
 	}
 }
 

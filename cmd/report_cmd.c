@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "report/report.h"
+#include "report/printable.h"
 
 static bool want_color(FILE *f)
 {
@@ -53,7 +54,7 @@ int cmd_report_main(int argc, char **argv)
 		return 2;
 	}
 	if (!gt_report_load(&r, argv + optind, argc - optind, err, sizeof(err))) {
-		fprintf(stderr, "gputrace report: %s\n", err);
+		fprintf(stderr, "gputrace report: %s\n", gt_printable(err));
 		gt_report_free(&r);
 		return 2;
 	}
@@ -75,7 +76,7 @@ void cmd_report_after_run(const char *dir, FILE *out)
 	struct gt_report r;
 
 	if (!gt_report_load(&r, paths, 1, err, sizeof(err))) {
-		fprintf(out, "gputrace: %s\n", err);
+		fprintf(out, "gputrace: %s\n", gt_printable(err));
 		gt_report_free(&r);
 		return;
 	}

@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "host/elf_info.h"
 #include "report/scan_report.h"
+#include "report/printable.h"
 
 int cmd_scan_main(int argc, char **argv)
 {
@@ -39,7 +40,7 @@ int cmd_scan_main(int argc, char **argv)
 			return 2;
 	}
 	if (consumer && !host_elf_read(consumer, &probe)) {
-		fprintf(stderr, "gputrace scan: %s: %s\n", consumer, probe.error);
+		fprintf(stderr, "gputrace scan: %s: %s\n", gt_printable(consumer), gt_printable(probe.error));
 		host_elf_free(&probe);
 		return 2;
 	}

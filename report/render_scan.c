@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "report/scan_report.h"
+#include "report/printable.h"
 
 static void print_for(FILE *f, const struct host_scan_for *fr)
 {
 	size_t i, k;
 
-	fprintf(f, "\nfor %s, the loader would take:\n", fr->consumer);
+	fprintf(f, "\nfor %s, the loader would take:\n", gt_printable(fr->consumer));
 	for (i = 0; i < fr->n; i++) {
 		const struct host_scan_for_item *it = &fr->items[i];
 		const struct host_resolution *r = &it->res;
@@ -21,13 +22,14 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 			/* cuDNN's longer names are expected to miss; say only the real misses */
 			if (!strstr(r->name, "libcudnn_") || !strchr(strchr(r->name, '.') + 4, '.'))
 				fprintf(f, "%*s%s: NOT FOUND (%zu places tried)\n", 2 * it->depth + 2, "",
-					r->name, r->ncand);
+					gt_printable(r->name), r->ncand);
 			continue;
 		}
-		fprintf(f, "%*s%s -> %s [%s]\n", 2 * it->depth + 2, "", r->name, r->cand[r->winner].path,
+		fprintf(f, "%*s%s -> %s [%s]\n", 2 * it->depth + 2, "", gt_printable(r->name),
+			gt_printable(r->cand[r->winner].path),
 			gt_rule_name(r->cand[r->winner].rule));
 		for (k = 0; k < r->nshadowed; k++)
-			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", r->shadowed[k]);
+			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", gt_printable(r->shadowed[k]));
 	}
 }
 
@@ -67,10 +69,12 @@ static json_t *for_json(const struct host_scan_for *fr)
 
 static void print_copy(FILE *f, const struct host_copy *c)
 {
-	fprintf(f, "  %-30s %-12s %s", c->fi.component, c->version[0] ? c->version : "?", c->chain);
+	fprintf(f, "  %-30s %-12s %s", gt_printable(c->fi.component), gt_printable(c->version[0] ? c->version : "?"),
+		gt_printable(c->chain));
 	fprintf(f, " [%s%s]", c->where, c->in_cache && strcmp(c->where, "ld.so.cache") ? ", ld.so.cache" : "");
 	if (c->has_package)
-		fprintf(f, " %s:%s %s", c->package.manager, c->package.name, c->package.version);
+		fprintf(f, " %s:%s %s", c->package.manager, gt_printable(c->package.name),
+			gt_printable(c->package.version));
 	if (c->stub)
 		fprintf(f, " (stub)");
 	fputc('\n', f);
@@ -107,13 +111,13 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 	for (i = 0; i < fs->n; i++) {
 		const struct gt_finding *x = &fs->v[i];
 
-		fprintf(f, "%-7s  %s: %s\n", gt_severity_name(x->severity), x->id, x->summary);
+		fprintf(f, "%-7s  %s: %s\n", gt_severity_name(x->severity), x->id, gt_printable(x->summary));
 		json_array_foreach(x->evidence, k, e)
-			fprintf(f, "         - %s\n", json_string_value(json_object_get(e, "what")));
-		fprintf(f, "         fix: %s\n", x->fix);
+			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
+		fprintf(f, "         fix: %s\n", gt_printable(x->fix));
 	}
 	for (i = 0; i < s->nproblems; i++)
-		fprintf(f, "note: %s\n", s->problems[i]);
+		fprintf(f, "note: %s\n", gt_printable(s->problems[i]));
 	if (fr)
 		print_for(f, fr);
 }

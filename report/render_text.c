@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/printable.h"
 
 #define RED "\033[31m"
 #define YELLOW "\033[33m"
@@ -77,7 +78,7 @@ static void print_tried(FILE *f, json_t *tried)
 		if (k < nseen || nseen == 32)
 			continue;
 		snprintf(seen[nseen++], sizeof(seen[0]), "%s", folder);
-		fprintf(f, "%s %s [%s]", nseen > 1 ? "," : "", folder,
+		fprintf(f, "%s %s [%s]", nseen > 1 ? "," : "", gt_printable(folder),
 			json_string_value(json_object_get(t, "rule")));
 	}
 	fprintf(f, " (%zu paths)\n", json_array_size(tried));
@@ -92,13 +93,13 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 	int k;
 
 	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
-		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", x->summary);
+		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", gt_printable(x->summary));
 	if (r->nprocs > 1) {
 		gt_describe_members(g, who, sizeof(who));
-		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, who);
+		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, gt_printable(who));
 	}
 	json_array_foreach(x->evidence, i, e) {
-		fprintf(f, "           - %s\n", json_string_value(json_object_get(e, "what")));
+		fprintf(f, "           - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		print_tried(f, json_object_get(e, "tried"));
 	}
 	if (x->ncaused) {
@@ -107,17 +108,19 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 			fprintf(f, "%s %s", k ? "," : "", x->caused_by[k]);
 		fputc('\n', f);
 	}
-	fprintf(f, "           fix: %s\n", x->fix);
+	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
 }
 
 static void print_lib(FILE *f, const struct gt_lib *l)
 {
-	fprintf(f, "    %-30s %-10s %s [%s]", l->fi.component, l->version[0] ? l->version : "?",
-		l->obj->path, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
+	fprintf(f, "    %-30s %-10s %s [%s]", gt_printable(l->fi.component),
+		gt_printable(l->version[0] ? l->version : "?"), gt_printable(l->obj->path),
+		l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
 	if (strcmp(l->version_source, "api") == 0)
 		fprintf(f, " (its own answer)");
 	if (l->has_package)
-		fprintf(f, " %s:%s %s", l->package.manager, l->package.name, l->package.version);
+		fprintf(f, " %s:%s %s", l->package.manager, gt_printable(l->package.name),
+			gt_printable(l->package.version));
 	fputc('\n', f);
 }
 
@@ -133,15 +136,15 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	gt_describe_members(g, who, sizeof(who));
 	if (g->nmembers > 1)
 		fprintf(f, "%zu processes like pid %ld %s (%s): %s\n", g->nmembers, p->pid,
-			p->argc ? p->argv[0] : (p->exe ? p->exe : "?"), who, end);
+			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
 	else
-		fprintf(f, "pid %ld %s (%s): %s\n", p->pid, p->argc ? p->argv[0] : (p->exe ? p->exe : "?"),
-			who, end);
+		fprintf(f, "pid %ld %s (%s): %s\n", p->pid,
+			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
 	if (!p->audit_seen)
 		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
 	if (p->cut_reason)
 		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
-			"process did after that is missing\n", p->cut_reason);
+			"process did after that is missing\n", gt_printable(p->cut_reason));
 	if (p->last_line_cut)
 		fprintf(f, "  the trace's last line is cut off (a full disk as it was written, or a "
 			"file cut short): what it said is missing\n");
@@ -161,7 +164,7 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].cudart_static)
 			fprintf(f, "    %-30s %-10s %s (linked in statically: its runtime calls are not "
-				"visible)\n", "cudart", "static", p->objects[i].path);
+				"visible)\n", "cudart", "static", gt_printable(p->objects[i].path));
 }
 
 void gt_render_text(FILE *f, const struct gt_report *r, bool color)

@@ -6,6 +6,7 @@
 
 #include "report/report.h"
 #include "common/xalloc.h"
+#include "report/printable.h"
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"
@@ -67,9 +68,9 @@ static void print_node(struct tree *t, size_t i, int depth)
 	size_t k;
 
 	fprintf(t->f, "%*s%s%s%s %s", 2 * depth, "", t->color && l ? (ll ? YELLOW : GREEN) : "",
-		ob->path, t->color && l ? RESET : "", ob->main ? "" : gt_rule_tag(l ? l->found_by : ob->rule));
+		gt_printable(ob->path), t->color && l ? RESET : "", ob->main ? "" : gt_rule_tag(l ? l->found_by : ob->rule));
 	if (l && l->version[0])
-		fprintf(t->f, " %s", l->version);
+		fprintf(t->f, " %s", gt_printable(l->version));
 	fputc('\n', t->f);
 	if (depth >= MAX_DEPTH)
 		return;
@@ -84,7 +85,7 @@ static void print_node(struct tree *t, size_t i, int depth)
 		    strcmp(s->requester, ob->path) == 0 && gt_classify(s->name, &fi) &&
 		    !gt_model_find(t->m, fi.component))
 			fprintf(t->f, "%*s%s%s not found%s (%zu paths tried)\n", 2 * depth + 2, "",
-				t->color ? RED : "", s->name, t->color ? RESET : "", s->ntries);
+				t->color ? RED : "", gt_printable(s->name), t->color ? RESET : "", s->ntries);
 	}
 }
 
@@ -98,7 +99,7 @@ void gt_render_tree(FILE *f, const struct gt_report *r, bool color)
 
 		t.wanted = gt_xcalloc(p->nobjects ? p->nobjects : 1, sizeof(bool));
 		mark_wanted(&t);
-		fprintf(f, "pid %ld %s%s\n", p->pid, p->argc ? p->argv[0] : "?",
+		fprintf(f, "pid %ld %s%s\n", p->pid, gt_printable(p->argc ? p->argv[0] : "?"),
 			r->groups[i]->nmembers > 1 ? " (and the processes like it)" : "");
 		for (k = 0; k < p->nobjects; k++)
 			if ((t.wanted[k] || p->objects[k].main) && parent_of(p, k) < 0)

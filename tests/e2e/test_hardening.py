@@ -315,3 +315,40 @@ class FifosAndDevices(unittest.TestCase):
         self.assertEqual(rep.returncode, 0, rep.stderr)
         (lib,) = json.loads(rep.stdout)["processes"][0]["libraries"]
         self.assertEqual(lib["path"], "/nonexistent/libcudnn.so.9")
+
+
+class TerminalInjection(unittest.TestCase):
+    """Item 8: control sequences in trace strings never reach a terminal raw."""
+
+    def test_escapes_in_paths_and_argv(self):
+        base = tempfile.mkdtemp(prefix="gt-esc-")
+        self.addCleanup(shutil.rmtree, base, True)
+        evil = "\x1b]0;owned\x07\x1b[2J"
+        lib = f"/nonexistent/{evil}/libcudart.so.13"
+        lines = [
+            {"ev": "header", "format": "gputrace-trace", "version": 1, "source": "audit", "pid": 9,
+             "ppid": 1, "host": "vm\x1b[5m", "image": "00000000000000a1", "argv": [f"./{evil}prog"],
+             "env": {}},
+            {"ev": "open", "t_us": 1, "path": "/bin/prog", "ns": 0, "main": True},
+            {"ev": "search", "t_us": 2, "tid": 9, "seq": 1, "name": f"libcudnn.so.9{evil}",
+             "requester": "/bin/prog"},
+            {"ev": "search_end", "t_us": 3, "search": 1, "result": "not_found",
+             "tries": [{"path": f"/x{evil}/libcudnn.so.9", "rule": "default"}]},
+            {"ev": "open", "t_us": 4, "path": lib, "ns": 0},
+        ]
+        trace = os.path.join(base, "vm.9.jsonl")
+        with open(trace, "w") as f:
+            f.write("".join(json.dumps(l) + "\n" for l in lines))
+        env = dict(os.environ)
+        env.pop("NO_COLOR", None)
+        for mode in ([], ["--tree"]):
+            p = subprocess.run([GPUTRACE, "report", *mode, trace], capture_output=True, env=env,
+                               timeout=60)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            for stream in (p.stdout, p.stderr):
+                self.assertNotIn(b"\x1b", stream)
+                self.assertNotIn(b"\x07", stream)
+            self.assertIn(b"\\x1b]0;owned\\x07", p.stdout)
+        # JSON keeps the exact bytes (escaped as JSON does): scripts get the truth.
+        p = subprocess.run([GPUTRACE, "report", "--json", trace], capture_output=True, timeout=60)
+        self.assertIn(lib, [l["path"] for l in json.loads(p.stdout)["processes"][0]["libraries"]])

@@ -10,6 +10,7 @@ Suite *status_suite(void);
 Suite *elf_package_suite(void);
 Suite *resolve_suite(void);
 Suite *ldcache_suite(void);
+Suite *printable_suite(void);
 Suite *trace_read_suite(void);
 Suite *model_suite(void);
 Suite *rules_suite(void);
