@@ -26,7 +26,11 @@ static const char *const volatile_keys[] = {
 #define FNV_OFFSET 14695981039346656037ULL
 #define FNV_PRIME 1099511628211ULL
 
-/* Length of the value that starts at s: digits, or a simple "string". */
+/* Length of the value that starts at s when it is one the writer writes
+ * there: an integer (digits, an optional leading '-') ending where the JSON
+ * value ends, or a simple "string"; else 0, and the bytes are hashed like
+ * any others. What the fingerprint skips is checked, so a file that is no
+ * trace never matches a trace by what was skipped. */
 static size_t value_len(const char *s, const char *end)
 {
 	const char *p = s;
@@ -36,9 +40,13 @@ static size_t value_len(const char *s, const char *end)
 			;
 		return p < end && *p == '"' ? (size_t)(p + 1 - s) : 0;
 	}
-	while (p < end && ((*p >= '0' && *p <= '9') || *p == '-'))
+	if (p < end && *p == '-')
 		p++;
-	return (size_t)(p - s);
+	if (p >= end || *p < '0' || *p > '9')
+		return 0;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p < end && (*p == ',' || *p == '}') ? (size_t)(p - s) : 0;
 }
 
 /* At a key of the list? Returns its length, else 0. A key is a short quoted
@@ -87,7 +95,7 @@ static uint64_t hash_bytes(const char *s, const char *end)
 {
 	uint64_t h = FNV_OFFSET;
 	const char *q;
-	size_t kl;
+	size_t kl, vl;
 
 	while (s < end) {
 		q = memchr(s, '"', (size_t)(end - s));
@@ -97,9 +105,8 @@ static uint64_t hash_bytes(const char *s, const char *end)
 		s = q;
 		if (s >= end)
 			break;
-		if ((kl = volatile_key_at(s, end)) != 0) {
-			s += kl;
-			s += value_len(s, end);
+		if ((kl = volatile_key_at(s, end)) != 0 && (vl = value_len(s + kl, end)) != 0) {
+			s += kl + vl;
 			h = (h ^ '#') * FNV_PRIME;
 			continue;
 		}

@@ -74,12 +74,31 @@ static void identity_of(json_t *o, struct gt_identity *id)
 	id->host = field(o, GT_K_HOST);
 }
 
+/* A header checked: this format, this version. */
+static bool header_ok(json_t *o, const char **why)
+{
+	const char *fmt = json_string_value(json_object_get(o, GT_K_FORMAT));
+
+	if (!fmt || strcmp(fmt, GT_FORMAT_NAME) != 0) {
+		*why = "not a gputrace trace (format)";
+		return false;
+	}
+	if (json_integer_value(json_object_get(o, GT_K_VERSION)) != GT_FORMAT_VERSION) {
+		*why = "trace format version not supported by this gputrace";
+		return false;
+	}
+	return true;
+}
+
 bool gt_read_identity(const char *header_line, struct gt_identity *id)
 {
 	json_t *h = json_loads(header_line, 0, NULL);
 
+	const char *why = NULL;
+
 	memset(id, 0, sizeof(*id));
-	if (!json_is_object(h)) {
+	if (!json_is_object(h) || gt_event_from_name(json_string_value(json_object_get(h, GT_K_EV))) !=
+	    GT_EV_HEADER || !header_ok(h, &why)) {
 		json_decref(h);
 		return false;
 	}
@@ -515,21 +534,6 @@ static void on_reaped(struct gt_process *p, json_t *o)
 	p->reaped_signal = int_of(o, GT_K_SIGNAL);
 }
 
-/* A header checked: this format, this version. */
-static bool header_ok(json_t *o, const char **why)
-{
-	const char *fmt = json_string_value(json_object_get(o, GT_K_FORMAT));
-
-	if (!fmt || strcmp(fmt, GT_FORMAT_NAME) != 0) {
-		*why = "not a gputrace trace (format)";
-		return false;
-	}
-	if (json_integer_value(json_object_get(o, GT_K_VERSION)) != GT_FORMAT_VERSION) {
-		*why = "trace format version not supported by this gputrace";
-		return false;
-	}
-	return true;
-}
 
 /* One line, dispatched on its event by the contract's table. */
 static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const char **why)
