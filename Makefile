@@ -105,9 +105,9 @@ $(BUILD)/tests/real_cuda_api: tests/progs_cuda/real_cuda_api.c
 
 # Programs linked against the fake CUDA libraries of fixtures/.
 FAKE_CUDART_DIR = $(BUILD)/fixtures/cuda-13/lib64
-TEST_PROGS += $(BUILD)/tests/cuda_ops
+TEST_PROGS += $(BUILD)/tests/cuda_ops $(BUILD)/tests/dlerror_kept
 
-$(BUILD)/tests/cuda_ops: tests/progs_fake/cuda_ops.c fixtures
+$(BUILD)/tests/%: tests/progs_fake/%.c fixtures
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -L$(FAKE_CUDART_DIR) -l:libcudart.so.13 \
 		-Wl,-rpath,$(abspath $(FAKE_CUDART_DIR)) -lpthread

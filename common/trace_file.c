@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "common/trace_file.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
@@ -440,19 +441,22 @@ static bool same_process(const struct gt_sink *s)
 }
 
 static struct gt_sink own_sink;
-struct gt_sink *gt_handed_sink;
+static struct gt_handover own_handover;
+const struct gt_handover *gt_handed;
 
 void gt_trace_hand_over(struct gt_trace *t, uintptr_t peer_base)
 {
 	/* The linker's symbol for our own ELF header: where this copy is mapped.
 	 * The peer is the same file, so the variable sits at the same offset. */
 	extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-	struct gt_sink **slot = (struct gt_sink **)(peer_base + ((uintptr_t)&gt_handed_sink -
-								  (uintptr_t)__ehdr_start));
+	const struct gt_handover **slot = (const struct gt_handover **)(peer_base +
+		((uintptr_t)&gt_handed - (uintptr_t)__ehdr_start));
 
 	if (!t->sink)
 		t->sink = &own_sink;
-	*slot = t->sink;
+	/* dlopen and friends as this copy links them: the audit namespace's libc. */
+	own_handover = (struct gt_handover){ t->sink, dlopen, dlsym, dlclose };
+	*slot = &own_handover;
 }
 
 /* First use, or the first use in a child after fork: the file of this

@@ -19,11 +19,22 @@ struct gt_trace {
 	bool off;              /* this copy writes nothing (see gt_trace_off) */
 };
 
-/* The sink the audit copy of this library handed to this copy, or NULL. */
-extern struct gt_sink *gt_handed_sink;
+/* What the audit copy of this library hands to the preload copy: its sink,
+ * so both halves append to one mapping through one reservation, and the
+ * loader calls of the audit namespace's own libc, whose dlerror() state is
+ * not the program's (the preload half's questions then leave the program's
+ * pending dlerror() message as it was). */
+struct gt_handover {
+	struct gt_sink *sink;
+	void *(*dl_open)(const char *, int);
+	void *(*dl_sym)(void *, const char *);
+	int (*dl_close)(void *);
+};
+
+/* The handover this copy got, or NULL (no audit half, or this is it). */
+extern const struct gt_handover *gt_handed;
 /* In the audit copy, at la_objopen of the preload copy (the same file,
- * mapped at peer_base): gives it this copy's sink, so both halves append to
- * one mapping through one reservation. */
+ * mapped at peer_base): gives it this copy's sink and loader calls. */
 void gt_trace_hand_over(struct gt_trace *t, uintptr_t peer_base);
 
 /* Opens the trace of the calling process on first use and again in a fork

@@ -29,7 +29,7 @@ void *preload_handle_of_loaded(const void *addr)
 
 	if (!dladdr(addr, &info) || !info.dli_fname || info.dli_fname[0] != '/')
 		return NULL;
-	return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	return preload_dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 }
 
 static bool inside_us(const void *addr)
@@ -42,11 +42,11 @@ static bool inside_us(const void *addr)
 
 static void *lookup_in(const char *path, const char *name)
 {
-	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD), *p = NULL;
+	void *h = preload_dlopen(path, RTLD_LAZY | RTLD_NOLOAD), *p = NULL;
 
 	if (h) {
-		p = dlsym(h, name);
-		dlclose(h);
+		p = preload_dlsym(h, name);
+		preload_dlclose(h);
 	}
 	return inside_us(p) ? NULL : p;
 }
@@ -80,7 +80,7 @@ static void *find_real_function(enum gt_hooked_fn fn, const void *caller)
 	void *p;
 	int saved = errno;
 
-	p = dlsym(RTLD_NEXT, gt_hooked_name(fn));
+	p = preload_dlsym(RTLD_NEXT, gt_hooked_name(fn));
 	if (p) {
 		__atomic_store_n(&next_defs[fn], p, __ATOMIC_RELEASE);
 		goto out;
@@ -344,16 +344,16 @@ static const char *cudnn_reason(const void *real, int status, char *buf, size_t 
 	buf[0] = 0;
 	if (!h)
 		return NULL;
-	last_error = (void (*)(char *, size_t))dlsym(h, "cudnnGetLastErrorString");
+	last_error = (void (*)(char *, size_t))preload_dlsym(h, "cudnnGetLastErrorString");
 	if (last_error && opt && strcmp(opt, "1") == 0)
 		last_error(buf, cap);
 	if (buf[0]) {
 		reason = buf;
 	} else {
-		error_string = (const char *(*)(int))dlsym(h, "cudnnGetErrorString");
+		error_string = (const char *(*)(int))preload_dlsym(h, "cudnnGetErrorString");
 		reason = error_string ? error_string(status) : NULL;
 	}
-	dlclose(h);
+	preload_dlclose(h);
 	return reason;
 }
 

@@ -194,8 +194,8 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 	 * did not (an unforeseen way of loading us) owns the file: two writers
 	 * of one mapped file would overwrite each other, so this half stays
 	 * silent rather than spoil the trace. */
-	if (gt_handed_sink)
-		preload_trace.sink = gt_handed_sink;
+	if (gt_handed)
+		preload_trace.sink = gt_handed->sink;
 	else if (audit_half_active())
 		preload_trace.off = true;
 	if (!gt_trace_ready(&preload_trace))

@@ -25,6 +25,14 @@ void preload_write(const char *line, size_t len);
 void preload_arm_flush(void);
 /* Writes the call totals (exit, fatal signal). */
 void preload_flush_stats(void);
+/* state.c. The loader calls of the hooks and version questions (dlopen with
+ * RTLD_NOLOAD, dlsym, dlclose): the audit namespace's when the audit half
+ * handed them over, so that the program's dlerror() keeps its message; the
+ * program's own libc's otherwise (LD_PRELOAD alone). */
+void *preload_dlopen(const char *path, int flags);
+void *preload_dlsym(void *handle, const char *name);
+int preload_dlclose(void *handle);
+
 /* cuda_hooks.c. A dlopen handle of the already-loaded object that contains addr, taken with
  * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
  * Release it with dlclose. */

@@ -2,7 +2,10 @@
  * tracing is on, and the per-thread flag of gputrace's own calls. Kept apart
  * so that the hooks, the version questions and the start-up and exit code
  * (preload.c) depend on it and not on one another. */
+#define _GNU_SOURCE
 #include "preload/preload.h"
+
+#include <dlfcn.h>
 
 #include "gputrace/trace_format.h"
 
@@ -18,4 +21,19 @@ bool preload_tracing(void)
 void preload_write(const char *line, size_t len)
 {
 	gt_trace_write(&preload_trace, line, len);
+}
+
+void *preload_dlopen(const char *path, int flags)
+{
+	return gt_handed ? gt_handed->dl_open(path, flags) : dlopen(path, flags);
+}
+
+void *preload_dlsym(void *handle, const char *name)
+{
+	return gt_handed ? gt_handed->dl_sym(handle, name) : dlsym(handle, name);
+}
+
+int preload_dlclose(void *handle)
+{
+	return gt_handed ? gt_handed->dl_close(handle) : dlclose(handle);
 }

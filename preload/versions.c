@@ -93,7 +93,7 @@ static void write_version(const char *lib, const char *fn, long long value, int 
 
 static void ask(struct link_map *map, void *handle, const struct version_call *c)
 {
-	void *f = dlsym(handle, c->fn);
+	void *f = preload_dlsym(handle, c->fn);
 	int out = 0, status, prop;
 
 	if (!f)
@@ -172,7 +172,7 @@ static void ask_library(struct link_map *map)
 	if (!claim(map))
 		return;
 	/* Only a dlopen handle searches from that object: RTLD_NOLOAD maps nothing. */
-	handle = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	handle = preload_dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
 	if (!handle)
 		return;
 	driver = component_loaded(map, "cuda");
@@ -182,7 +182,7 @@ static void ask_library(struct link_map *map)
 		    (driver || !version_calls[i].needs_driver))
 			ask(map, handle, &version_calls[i]);
 	note_queries(GT_NOTE_QUERIES_END);
-	dlclose(handle);
+	preload_dlclose(handle);
 }
 
 void preload_versions_of_library_at(const void *fn_addr)

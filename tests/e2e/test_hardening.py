@@ -404,3 +404,20 @@ class LinearReading(unittest.TestCase):
         p = subprocess.run([GPUTRACE, "report", "--json", path], capture_output=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         self.assertEqual(json.loads(p.stdout)["processes"][0]["ended"]["how"], "exit")
+
+
+class DlerrorKept(unittest.TestCase):
+    """Item 4: the hooks' own loader calls leave the program's pending
+    dlerror() message as it was (they go through the audit namespace's libc)."""
+
+    def test_message_after_a_hooked_call(self):
+        from tests.e2e.gtlib import FIX
+        argv = [os.path.join(PROGS, "dlerror_kept")]
+        env = {"LD_LIBRARY_PATH": os.path.join(FIX, "driver")}
+        bare = run_bare(argv, env=env)
+        self.assertIn(b"undefined symbol: gputrace_test_no_such_symbol", bare.stdout)
+        r = run_traced(argv, env=env, opts=["-q"])
+        self.addCleanup(cleanup, r)
+        self.assertEqual(r.proc.stdout, bare.stdout)
+        calls = r.traces[0].events("calls")
+        self.assertIn("cudaMalloc", {c["fn"] for c in calls})
