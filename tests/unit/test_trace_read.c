@@ -108,11 +108,17 @@ START_TEST(test_read_identity)
 	ck_assert_str_eq(id.host, "gpu-3");
 	free(id.host);
 
-	ck_assert(gt_read_identity("{\"ev\":\"header\",\"pid\":77}\n", &id));
+	ck_assert(gt_read_identity("{\"ev\":\"header\",\"format\":\"gputrace-trace\",\"version\":1,"
+				   "\"pid\":77}\n", &id));
 	ck_assert_int_eq(id.rank, -1);
 	ck_assert_int_eq(id.world_size, -1);
 	ck_assert_ptr_null(id.host);
 
+	/* Only a header of this format is one (a fingerprint match is never
+	 * taken on a line that is not; issue 15, item 11). */
+	ck_assert(!gt_read_identity("{\"ev\":\"header\",\"pid\":77}\n", &id));
+	ck_assert(!gt_read_identity("{\"ev\":\"open\",\"format\":\"gputrace-trace\",\"version\":1}", &id));
+	ck_assert(!gt_read_identity("{\"ev\":\"header\",\"format\":\"gputrace-trace\",\"version\":9}", &id));
 	ck_assert(!gt_read_identity("[77]", &id));
 	ck_assert(!gt_read_identity("{\"ev\":\"header\",", &id));
 }
