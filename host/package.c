@@ -2,6 +2,8 @@
  * Each installer root's file lists are read once into a path -> owner hash table. */
 #include "host/package.h"
 
+#include "common/xalloc.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +47,8 @@ struct path_index {
 	struct owner *owners;
 	size_t nowners, owners_cap;
 	struct slot *slots;
-	const char **keys;  /* beside slots; NULL for dpkg, whose hits are checked in its .list */
+	const char **keys;  /* beside slots */
 	size_t nslots, nused;
-	bool keep_keys;
 	struct arena_chunk *arena;
 };
 
@@ -104,9 +105,9 @@ static bool index_grow(struct path_index *ix)
 {
 	size_t i, j, n = ix->nslots ? ix->nslots * 2 : 4096;
 	struct slot *s = zalloc(n, sizeof(*s));
-	const char **k = ix->keep_keys ? zalloc(n, sizeof(*k)) : NULL;
+	const char **k = zalloc(n, sizeof(*k));
 
-	if (!s || (ix->keep_keys && !k)) {
+	if (!s || !k) {
 		free(s);
 		free(k);
 		return false;
@@ -117,8 +118,7 @@ static bool index_grow(struct path_index *ix)
 		for (j = ix->slots[i].hash & (n - 1); s[j].owner1; j = (j + 1) & (n - 1))
 			;
 		s[j] = ix->slots[i];
-		if (k)
-			k[j] = ix->keys[i];
+		k[j] = ix->keys[i];
 	}
 	free(ix->slots);
 	free(ix->keys);
@@ -128,8 +128,7 @@ static bool index_grow(struct path_index *ix)
 	return true;
 }
 
-/* With keys, the first owner to list a path keeps it; without, every owner is
- * kept and the lookup asks their lists in turn. */
+/* The first owner to list a path keeps it. */
 static bool index_add(struct path_index *ix, const char *path, size_t len, uint32_t owner)
 {
 	size_t j, mask;
@@ -142,18 +141,16 @@ static bool index_add(struct path_index *ix, const char *path, size_t len, uint3
 	for (j = h & mask; ix->slots[j].owner1; j = (j + 1) & mask) {
 		if (ix->slots[j].hash != h)
 			continue;
-		if (ix->keep_keys ? strcmp(ix->keys[j], path) == 0 : ix->slots[j].owner1 == owner + 1)
+		if (strcmp(ix->keys[j], path) == 0)
 			return true;
 	}
-	if (ix->keep_keys && !(ix->keys[j] = arena_strndup(&ix->arena, path, len)))
+	if (!(ix->keys[j] = arena_strndup(&ix->arena, path, len)))
 		return false;
 	ix->slots[j].hash = h;
 	ix->slots[j].owner1 = owner + 1;
 	ix->nused++;
 	return true;
 }
-
-static bool list_has_line(const char *list_path, const char *line);
 
 static const struct owner *index_find(const struct path_index *ix, const char *path)
 {
@@ -168,7 +165,7 @@ static const struct owner *index_find(const struct path_index *ix, const char *p
 
 		if (s->hash != h)
 			continue;
-		if (ix->keep_keys ? strcmp(ix->keys[j], path) == 0 : list_has_line(o->record, path))
+		if (strcmp(ix->keys[j], path) == 0)
 			return o;
 	}
 	return NULL;
@@ -214,16 +211,6 @@ static void index_free(struct path_index *ix)
 	free(ix);
 }
 
-void host_package_cache_free(void)
-{
-	struct path_index *ix, *next;
-
-	for (ix = indexes; ix; ix = next) {
-		next = ix->next;
-		index_free(ix);
-	}
-	indexes = NULL;
-}
 
 /* ---- small file and path helpers ---- */
 
@@ -378,7 +365,7 @@ static struct path_index *cached_index(const char *manager, const char *root)
 
 /* A new, empty index, already in the cache: a root that failed to read stays
  * empty rather than being read again for every lookup. */
-static struct path_index *new_index(const char *manager, const char *root, bool keep_keys)
+static struct path_index *new_index(const char *manager, const char *root)
 {
 	struct path_index *ix = calloc(1, sizeof(*ix));
 
@@ -390,7 +377,6 @@ static struct path_index *new_index(const char *manager, const char *root, bool 
 		return NULL;
 	}
 	snprintf(ix->manager, sizeof(ix->manager), "%s", manager);
-	ix->keep_keys = keep_keys;
 	ix->next = indexes;
 	indexes = ix;
 	return ix;
@@ -530,7 +516,7 @@ static struct path_index *pip_index(const char *site)
 
 	if (ix)
 		return ix;
-	ix = new_index("pip", site, true);
+	ix = new_index("pip", site);
 	if (!ix)
 		return NULL;
 	d = opendir(site);
@@ -601,7 +587,7 @@ static struct path_index *conda_index(const char *prefix)
 
 	if (ix)
 		return ix;
-	ix = new_index("conda", prefix, true);
+	ix = new_index("conda", prefix);
 	if (!ix)
 		return NULL;
 	d = in_dir(meta, sizeof(meta), prefix, "conda-meta") ? opendir(meta) : NULL;
@@ -700,60 +686,6 @@ static const char *dpkg_version_of(const struct dpkg_version *v, size_t n, const
 	return best ? best : "";
 }
 
-/* In a .list a folder comes just before what it holds ("/usr", "/usr/lib", ...):
- * such lines are left out, so that "/usr" is not hashed once per package. */
-static bool dpkg_line_is_folder(const char *line, size_t len, const char *next)
-{
-	return next && strncmp(next, line, len) == 0 && next[len] == '/';
-}
-
-struct read_buf {
-	char *data;
-	size_t cap;
-};
-
-static void dpkg_read_list(struct path_index *ix, const char *info, const char *file,
-			   const struct dpkg_version *v, size_t nv, struct read_buf *rb)
-{
-	char package[256], record[PATH_MAX], *arch;
-	const char *line, *next;
-	size_t len;
-	long owner;
-
-	if (snprintf(package, sizeof(package), "%.*s", (int)(strlen(file) - 5), file) >= (int)sizeof(package) ||
-	    !in_dir(record, sizeof(record), info, file))
-		return;
-	arch = strchr(package, ':');
-	if (arch)
-		*arch++ = 0;
-	if (!read_file_into(record, MAX_LIST_FILE, &rb->data, &rb->cap, NULL))
-		return;
-	owner = index_owner(ix, package, dpkg_version_of(v, nv, package, arch), record);
-	for (line = rb->data; owner >= 0 && *line; line = next) {
-		next = strchr(line, '\n');
-		len = next ? (size_t)(next - line) : strlen(line);
-		next = next ? next + 1 : line + len;
-		if (line[0] != '/' || len < 2 || dpkg_line_is_folder(line, len, next))
-			continue;
-		if (!index_add(ix, line, len, (uint32_t)owner))
-			break;
-	}
-}
-
-/* Whether a dpkg .list holds exactly this line: the check behind a hash hit. */
-static bool list_has_line(const char *list_path, const char *line)
-{
-	size_t size, len = strlen(line);
-	char *buf = read_file(list_path, MAX_LIST_FILE, &size);
-	const char *p;
-	bool found = false;
-
-	for (p = buf; p && !found && (p = strstr(p, line)) != NULL; p++)
-		found = (p == buf || p[-1] == '\n') && (p[len] == '\n' || p[len] == 0);
-	free(buf);
-	return found;
-}
-
 static const char *dpkg_root(void)
 {
 	const char *root = getenv("GPUTRACE_DPKG_ROOT");
@@ -761,38 +693,168 @@ static const char *dpkg_root(void)
 	return root && *root ? root : "/var/lib/dpkg";
 }
 
-static struct path_index *dpkg_index(void)
-{
-	const char *root = dpkg_root();
-	struct path_index *ix = cached_index("dpkg", root);
-	char path[PATH_MAX], *status = NULL;
-	struct read_buf rb = { NULL, 0 };
-	struct dpkg_version *v = NULL;
-	struct dirent *de;
-	size_t nv = 0;
-	DIR *d = NULL;
+/* dpkg owns the files its <root>/info/<package>.list files name: some 150,000 paths on a
+ * workstation, in a thousand files. Indexing them all costs more than the
+ * rest of a report together, for the few files a report asks about; so the
+ * files asked about are collected (host_package_want) and found in one pass
+ * over the lists, each line checked against them by its length and last
+ * bytes before any hash. A file asked about later takes a pass of its own. */
+struct dpkg_want {
+	char *path;
+	size_t len;
+	uint64_t tail;     /* its last 8 bytes (fewer for a short path) */
+	long owner;        /* in dpkg_owners; -1: no list names it */
+	bool resolved;
+};
 
-	if (ix)
-		return ix;
-	ix = new_index("dpkg", root, false);
-	if (!ix)
-		return NULL;
-	status = in_dir(path, sizeof(path), root, "status") ? read_file(path, MAX_LIST_FILE, NULL) : NULL;
-	if (status)
-		v = dpkg_parse_status(status, &nv);
-	d = in_dir(path, sizeof(path), root, "info") ? opendir(path) : NULL;
-	if (!d)
-		goto out;
-	while ((de = readdir(d)) != NULL)
-		if (ends_with(de->d_name, ".list") && strlen(de->d_name) > 5)
-			dpkg_read_list(ix, path, de->d_name, v, nv, &rb);
-	closedir(d);
-out:
-	free(rb.data);
-	free(v);
-	free(status);
-	return ix;
+static struct {
+	struct dpkg_want *v;
+	size_t n, cap, pending;
+	struct path_index *owners;  /* the owners found (strings in its arena) */
+	struct dpkg_version *versions;
+	size_t nversions;
+	char *status;
+	bool status_read;
+	uint64_t filter[1024];      /* bits of (length, tail) of the pending paths */
+} dpkg;
+
+static uint64_t tail_of(const char *s, size_t len)
+{
+	uint64_t t = 0;
+
+	memcpy(&t, s + (len > 8 ? len - 8 : 0), len > 8 ? 8 : len);
+	return t;
 }
+
+static size_t filter_bit(size_t len, uint64_t tail)
+{
+	return (size_t)(((tail ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL) >> 48) & 65535;
+}
+
+static struct dpkg_want *dpkg_find_want(const char *path, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < dpkg.n; i++)
+		if (dpkg.v[i].len == len && memcmp(dpkg.v[i].path, path, len) == 0)
+			return &dpkg.v[i];
+	return NULL;
+}
+
+static void dpkg_forget(void)
+{
+	size_t i;
+
+	for (i = 0; i < dpkg.n; i++)
+		free(dpkg.v[i].path);
+	free(dpkg.v);
+	free(dpkg.versions);
+	free(dpkg.status);
+	memset(&dpkg, 0, sizeof(dpkg));  /* the owners' index goes with the others */
+}
+
+static void dpkg_add_want(const char *path)
+{
+	size_t len = strlen(path), bit;
+	struct dpkg_want *w;
+
+	/* What was found belongs to one dpkg root ($GPUTRACE_DPKG_ROOT may change). */
+	if (dpkg.owners && strcmp(dpkg.owners->root, dpkg_root()) != 0)
+		dpkg_forget();
+	if (!len || dpkg_find_want(path, len))
+		return;
+	if (dpkg.n == dpkg.cap) {
+		dpkg.cap = dpkg.cap ? 2 * dpkg.cap : 64;
+		dpkg.v = gt_xrealloc(dpkg.v, dpkg.cap * sizeof(*dpkg.v));
+	}
+	w = &dpkg.v[dpkg.n++];
+	w->path = gt_xstrdup(path);
+	w->len = len;
+	w->tail = tail_of(path, len);
+	w->owner = -1;
+	w->resolved = false;
+	bit = filter_bit(len, w->tail);
+	dpkg.filter[bit / 64] |= 1ULL << (bit % 64);
+	dpkg.pending++;
+}
+
+/* The owner of the line, when it is a path asked about. */
+static void dpkg_check_line(const char *line, size_t len, const char *record, const char *package,
+			    const char *arch)
+{
+	uint64_t tail = tail_of(line, len);
+	size_t bit = filter_bit(len, tail), i;
+
+	if (!(dpkg.filter[bit / 64] & (1ULL << (bit % 64))))
+		return;
+	for (i = 0; i < dpkg.n; i++) {
+		struct dpkg_want *w = &dpkg.v[i];
+
+		if (w->resolved || w->owner >= 0 || w->len != len || w->tail != tail ||
+		    memcmp(w->path, line, len) != 0)
+			continue;
+		if (!dpkg.status_read) {
+			char status[PATH_MAX];
+
+			dpkg.status_read = true;
+			dpkg.status = in_dir(status, sizeof(status), dpkg_root(), "status") ?
+				      read_file(status, MAX_LIST_FILE, NULL) : NULL;
+			if (dpkg.status)
+				dpkg.versions = dpkg_parse_status(dpkg.status, &dpkg.nversions);
+		}
+		w->owner = index_owner(dpkg.owners, package,
+				       dpkg_version_of(dpkg.versions, dpkg.nversions, package, arch), record);
+	}
+}
+
+static void dpkg_scan_list(const char *info, const char *file, char **buf, size_t *cap)
+{
+	char package[256], record[PATH_MAX], *arch;
+	const char *line, *next;
+	size_t len;
+
+	if (snprintf(package, sizeof(package), "%.*s", (int)(strlen(file) - 5), file) >= (int)sizeof(package) ||
+	    !in_dir(record, sizeof(record), info, file))
+		return;
+	arch = strchr(package, ':');
+	if (arch)
+		*arch++ = 0;
+	if (!read_file_into(record, MAX_LIST_FILE, buf, cap, NULL))
+		return;
+	for (line = *buf; *line; line = next) {
+		next = strchr(line, '\n');
+		len = next ? (size_t)(next - line) : strlen(line);
+		next = next ? next + 1 : line + len;
+		if (line[0] == '/' && len > 1)
+			dpkg_check_line(line, len, record, package, arch);
+	}
+}
+
+/* One pass over the lists for every path asked about and not yet found. */
+static void dpkg_resolve_pending(void)
+{
+	char info[PATH_MAX], *buf = NULL;
+	struct dirent *de;
+	size_t cap = 0, i;
+	DIR *d;
+
+	if (!dpkg.pending)
+		return;
+	if (!dpkg.owners)
+		dpkg.owners = new_index("dpkg", dpkg_root());
+	d = dpkg.owners && in_dir(info, sizeof(info), dpkg_root(), "info") ? opendir(info) : NULL;
+	while (d && (de = readdir(d)) != NULL)
+		if (ends_with(de->d_name, ".list") && strlen(de->d_name) > 5)
+			dpkg_scan_list(info, de->d_name, &buf, &cap);
+	if (d)
+		closedir(d);
+	free(buf);
+	for (i = 0; i < dpkg.n; i++)
+		dpkg.v[i].resolved = true;
+	memset(dpkg.filter, 0, sizeof(dpkg.filter));
+	dpkg.pending = 0;
+}
+
 
 /* With merged /usr, /lib/x and /usr/lib/x are one file that a .list may spell either way. */
 static bool other_usr_spelling(const char *path, char *out, size_t cap)
@@ -816,18 +878,49 @@ static bool other_usr_spelling(const char *path, char *out, size_t cap)
 	return false;
 }
 
+static const struct owner *dpkg_owner_of(const char *path)
+{
+	struct dpkg_want *w;
+
+	if (dpkg.owners && strcmp(dpkg.owners->root, dpkg_root()) != 0)
+		dpkg_forget();
+	w = dpkg_find_want(path, strlen(path));
+	if (!w || !w->resolved) {
+		dpkg_add_want(path);
+		dpkg_resolve_pending();
+		w = dpkg_find_want(path, strlen(path));
+	}
+	return w && w->owner >= 0 ? &dpkg.owners->owners[w->owner] : NULL;
+}
+
 static const struct owner *dpkg_owner(const char *abs)
 {
-	struct path_index *ix = dpkg_index();
-	const struct owner *o;
+	const struct owner *o = dpkg_owner_of(abs);
 	char other[PATH_MAX];
 
-	if (!ix)
-		return NULL;
-	o = index_find(ix, abs);
 	if (!o && other_usr_spelling(abs, other, sizeof(other)))
-		o = index_find(ix, other);
+		o = dpkg_owner_of(other);
 	return o;
+}
+
+static void dpkg_want_spellings(const char *abs)
+{
+	char other[PATH_MAX];
+
+	dpkg_add_want(abs);
+	if (other_usr_spelling(abs, other, sizeof(other)))
+		dpkg_add_want(other);
+}
+
+void host_package_want(const char *path)
+{
+	char abs[PATH_MAX], real[PATH_MAX];
+
+	if (!path || !*path || !absolute_path(path, abs, sizeof(abs)))
+		return;
+	dpkg_want_spellings(abs);
+	if (realpath(path, real) && strcmp(real, abs) != 0)
+		dpkg_want_spellings(real);
 }
 
 /* ---- lookup ---- */
@@ -872,4 +965,17 @@ bool host_package_of(const char *path, struct host_package *out)
 		return true;
 	}
 	return false;
+}
+
+void host_package_cache_free(void)
+{
+	struct path_index *ix, *next;
+
+	dpkg_forget();
+
+	for (ix = indexes; ix; ix = next) {
+		next = ix->next;
+		index_free(ix);
+	}
+	indexes = NULL;
 }

@@ -13,8 +13,11 @@ struct host_package {
 };
 
 /* False when no installer claims the file. The dpkg database is read from
- * $GPUTRACE_DPKG_ROOT (default /var/lib/dpkg), once. */
+ * $GPUTRACE_DPKG_ROOT (default /var/lib/dpkg). */
 bool host_package_of(const char *path, struct host_package *out);
+/* Says that host_package_of(path) will be asked: the dpkg lists are then
+ * read once for all the files said so, instead of once each. */
+void host_package_want(const char *path);
 void host_package_cache_free(void);
 
 #endif

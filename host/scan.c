@@ -137,11 +137,7 @@ static void add_copy(struct host_scan *s, const char *path, const char *where)
 		c->fi = fi;
 	snprintf(c->version, sizeof(c->version), "%s", c->fi.version);
 	c->version_source = c->version[0] ? "file" : "none";
-	c->has_package = host_package_of(path, &c->package);
-	if (c->has_package && !strchr(c->version, '.') && c->package.version[0]) {
-		snprintf(c->version, sizeof(c->version), "%s", c->package.version);
-		c->version_source = "package";
-	}
+	host_package_want(path);  /* its package: after the walk, with all the others' */
 	if (c->real_path)
 		host_elf_read(c->real_path, &c->elf);
 	c->stub = strcmp(c->fi.component, "cuda") == 0 &&
@@ -420,6 +416,24 @@ static void scan_usual_places(struct host_scan *s, struct walker *w)
 	walk_python_on_path(w);
 }
 
+/* The installer of each copy, asked once the walk has found them all, so
+ * that the dpkg lists are read once; a version the file name lacks comes
+ * from the package. */
+static void fill_packages(struct host_scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++) {
+		struct host_copy *c = &s->copies[i];
+
+		c->has_package = host_package_of(c->path, &c->package);
+		if (c->has_package && !strchr(c->version, '.') && c->package.version[0]) {
+			snprintf(c->version, sizeof(c->version), "%s", c->package.version);
+			c->version_source = "package";
+		}
+	}
+}
+
 static void mark_cached(struct host_scan *s)
 {
 	size_t i, k;
@@ -456,6 +470,7 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	}
 	free(w);
 	mark_cached(s);
+	fill_packages(s);
 }
 
 void host_scan_free(struct host_scan *s)

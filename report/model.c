@@ -166,6 +166,10 @@ bool gt_model_build(struct gt_process *p, struct gt_proc_model *m)
 	m->libs = calloc(p->nobjects ? p->nobjects : 1, sizeof(*m->libs));
 	if (!m->libs)
 		return false;
+	/* The installers' records are read once for all the libraries. */
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
+			host_package_want(p->objects[i].path);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
 			build_lib(p, &p->objects[i], &m->libs[m->nlibs++]);
