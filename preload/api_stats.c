@@ -1,10 +1,15 @@
-/* Statistics of intercepted CUDA calls (see api_stats.h). Everything lives in
- * static memory; updates are relaxed atomics, so 8 threads calling cudaMalloc
- * at once get exact totals without a lock. */
+/* Statistics of intercepted CUDA calls (see api_stats.h). Hot calls write
+ * only memory of their own thread: counts, bytes held, the thread's peak and
+ * the table of its live allocations are per thread (no locked instruction,
+ * no shared cache line, when a thread allocates and frees its own memory);
+ * totals are summed at flush. What does not fit goes to shared tables with
+ * relaxed atomics, so 8 threads calling cudaMalloc at once still get exact
+ * totals without a lock. */
 #include "preload/api_stats.h"
 #include "preload/preload.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/jline.h"
@@ -38,9 +43,16 @@ static struct status_slot slots[GT_FN_COUNT][STATUS_SLOTS];
  * block outlives its thread (its counts stay valid); the flush sums them all.
  * When the pool is used up, counting falls back to the shared atomics. */
 #define THREAD_BLOCKS 512
+/* A thread's own live allocations, mapped at its first one (no malloc in a
+ * hook): 4096 pointers, bounded probing as in the shared table. */
+#define THREAD_ALLOC_SLOTS 4096u
 struct thread_counts {
 	unsigned long long count[GT_FN_COUNT][STATUS_SLOTS];
 	unsigned long long bytes[GT_FN_COUNT][STATUS_SLOTS];
+	long long held;              /* this thread's allocations minus its frees */
+	long long peak;              /* the most this thread held at once */
+	struct alloc_slot *allocs;   /* THREAD_ALLOC_SLOTS, or NULL */
+	bool no_allocs;              /* mapping the table failed: the shared one */
 } __attribute__((aligned(64)));
 
 static struct thread_counts blocks[THREAD_BLOCKS];
@@ -150,10 +162,11 @@ static size_t alloc_hash(uintptr_t p)
 	return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ULL >> 48) & (ALLOC_SLOTS - 1);
 }
 
-void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
+/* Claims a slot of table for ptr, by compare-and-swap (the shared table,
+ * where several threads insert). */
+static bool claim_shared(uintptr_t ptr, unsigned long long size)
 {
 	size_t h = alloc_hash(ptr), i;
-	long long now, top;
 
 	for (i = 0; i < ALLOC_PROBES; i++) {
 		struct alloc_slot *a = &allocs[(h + i) & (ALLOC_SLOTS - 1)];
@@ -162,37 +175,123 @@ void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
 		if ((k == 0 || k == TOMBSTONE) &&
 		    __atomic_compare_exchange_n(&a->ptr, &k, ptr, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			a->size = size;
-			goto held;
+			return true;
 		}
 	}
-	/* No room: the bytes still count as held, but their free cannot be matched. */
-	__atomic_fetch_add(&n_untracked_allocs, 1, __ATOMIC_RELAXED);
-	partial = true;
-held:
-	now = __atomic_add_fetch(&held, (long long)size, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* The thread's own table: only this thread inserts, so plain stores do (the
+ * size first, then the pointer, for a thread that frees it elsewhere). */
+static bool claim_own(struct thread_counts *b, uintptr_t ptr, unsigned long long size)
+{
+	size_t h = alloc_hash(ptr), i;
+
+	if (!b->allocs && !b->no_allocs) {
+		void *t = mmap(NULL, THREAD_ALLOC_SLOTS * sizeof(struct alloc_slot), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (t == MAP_FAILED)
+			b->no_allocs = true;
+		else
+			__atomic_store_n(&b->allocs, (struct alloc_slot *)t, __ATOMIC_RELEASE);
+	}
+	for (i = 0; b->allocs && i < ALLOC_PROBES; i++) {
+		struct alloc_slot *a = &b->allocs[(h + i) & (THREAD_ALLOC_SLOTS - 1)];
+		uintptr_t k = __atomic_load_n(&a->ptr, __ATOMIC_RELAXED);
+
+		if (k == 0 || k == TOMBSTONE) {
+			a->size = size;
+			__atomic_store_n(&a->ptr, ptr, __ATOMIC_RELEASE);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void add_shared_held(long long size)
+{
+	long long now = __atomic_add_fetch(&held, size, __ATOMIC_RELAXED), top;
+
 	top = __atomic_load_n(&peak, __ATOMIC_RELAXED);
 	while (now > top && !__atomic_compare_exchange_n(&peak, &top, now, true, __ATOMIC_RELAXED,
 							 __ATOMIC_RELAXED))
 		;
 }
 
-void preload_stats_free(uintptr_t ptr)
+void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
+{
+	struct thread_counts *b = thread_block();
+
+	if (b && claim_own(b, ptr, size)) {
+		b->held += (long long)size;
+		if (b->held > b->peak)
+			b->peak = b->held;
+		return;
+	}
+	if (!claim_shared(ptr, size)) {
+		/* No room: the bytes still count as held, but their free cannot be matched. */
+		__atomic_fetch_add(&n_untracked_allocs, 1, __ATOMIC_RELAXED);
+		partial = true;
+	}
+	add_shared_held((long long)size);
+}
+
+/* Takes ptr out of table (mask: its size - 1); its size, or -1 when absent.
+ * Another thread's table is taken from with compare-and-swap. */
+static long long take(struct alloc_slot *table, size_t mask, uintptr_t ptr, bool shared)
 {
 	size_t h = alloc_hash(ptr), i;
 
-	if (!ptr)
-		return;
 	for (i = 0; i < ALLOC_PROBES; i++) {
-		struct alloc_slot *a = &allocs[(h + i) & (ALLOC_SLOTS - 1)];
+		struct alloc_slot *a = &table[(h + i) & mask];
 		uintptr_t k = __atomic_load_n(&a->ptr, __ATOMIC_ACQUIRE);
+		unsigned long long size;
 
 		if (k == 0)
-			break;
-		if (k == ptr) {
-			unsigned long long size = a->size;
-
+			return -1;
+		if (k != ptr)
+			continue;
+		size = a->size;
+		if (!shared) {
 			__atomic_store_n(&a->ptr, TOMBSTONE, __ATOMIC_RELEASE);
-			__atomic_sub_fetch(&held, (long long)size, __ATOMIC_RELAXED);
+			return (long long)size;
+		}
+		if (__atomic_compare_exchange_n(&a->ptr, &k, TOMBSTONE, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return (long long)size;
+	}
+	return -1;
+}
+
+void preload_stats_free(uintptr_t ptr)
+{
+	struct thread_counts *b = thread_block();
+	long long size = -1;
+	int i, n;
+
+	if (!ptr)
+		return;
+	/* The fast case: this thread allocated it. */
+	if (b && b->allocs && (size = take(b->allocs, THREAD_ALLOC_SLOTS - 1, ptr, false)) >= 0) {
+		b->held -= size;
+		return;
+	}
+	if ((size = take(allocs, ALLOC_SLOTS - 1, ptr, true)) >= 0) {
+		__atomic_sub_fetch(&held, size, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Another thread allocated it: found in its table, the bytes leave this
+	 * thread's count (the sum over threads is what the process holds). */
+	n = __atomic_load_n(&blocks_used, __ATOMIC_RELAXED);
+	for (i = 0; i < n && i < THREAD_BLOCKS; i++) {
+		struct alloc_slot *t = __atomic_load_n(&blocks[i].allocs, __ATOMIC_ACQUIRE);
+
+		if (t && &blocks[i] != b && (size = take(t, THREAD_ALLOC_SLOTS - 1, ptr, true)) >= 0) {
+			if (b)
+				b->held -= size;
+			else
+				__atomic_sub_fetch(&held, size, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -215,7 +314,11 @@ void preload_stats_reset(void)
 	if (!used)
 		return;
 	/* The forking thread keeps its block pointer: the block is zeroed with the
-	 * rest and becomes the child's first. */
+	 * rest and becomes the child's first. The tables of live allocations are
+	 * the parent's copies: gone. */
+	for (int i = 0; i < THREAD_BLOCKS; i++)
+		if (blocks[i].allocs)
+			munmap(blocks[i].allocs, THREAD_ALLOC_SLOTS * sizeof(struct alloc_slot));
 	memset(blocks, 0, sizeof(blocks));
 	blocks_used = my_block ? 1 : 0;
 	if (my_block)
@@ -238,6 +341,21 @@ static unsigned long long total(int f, int i, bool count)
 		n = THREAD_BLOCKS;
 	for (b = 0; b < n; b++)
 		sum += count ? blocks[b].count[f][i] : blocks[b].bytes[f][i];
+	return sum;
+}
+
+/* Bytes held now, or the peak: the shared tables' plus every thread's. The
+ * peak is the sum of each thread's own highest: exact when the allocations
+ * and frees of a moment are one thread's, else an upper bound. */
+static long long held_total(bool want_peak)
+{
+	int b, n = __atomic_load_n(&blocks_used, __ATOMIC_RELAXED);
+	long long sum = __atomic_load_n(want_peak ? &peak : &held, __ATOMIC_RELAXED);
+
+	if (n > THREAD_BLOCKS)
+		n = THREAD_BLOCKS;
+	for (b = 0; b < n; b++)
+		sum += want_peak ? blocks[b].peak : blocks[b].held;
 	return sum;
 }
 
@@ -269,8 +387,8 @@ void preload_stats_flush(void)
 	}
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOCS));
 	jl_uint(&j, GT_K_TIME, now);
-	jl_int(&j, GT_K_HELD_BYTES, __atomic_load_n(&held, __ATOMIC_RELAXED));
-	jl_int(&j, GT_K_PEAK_BYTES, __atomic_load_n(&peak, __ATOMIC_RELAXED));
+	jl_int(&j, GT_K_HELD_BYTES, held_total(false));
+	jl_int(&j, GT_K_PEAK_BYTES, held_total(true));
 	jl_uint(&j, GT_K_FAILED, __atomic_load_n(&n_alloc_failed, __ATOMIC_RELAXED));
 	jl_uint(&j, GT_K_UNTRACKED, __atomic_load_n(&n_untracked_allocs, __ATOMIC_RELAXED));
 	jl_uint(&j, GT_K_UNKNOWN_FREES, __atomic_load_n(&n_unknown_frees, __ATOMIC_RELAXED));
