@@ -424,3 +424,48 @@ class DlerrorKept(unittest.TestCase):
         self.assertEqual(r.proc.stdout, bare.stdout)
         calls = r.traces[0].events("calls")
         self.assertIn("cudaMalloc", {c["fn"] for c in calls})
+
+
+class MalformedTraces(unittest.TestCase):
+    """Item 6: lines that lack what makes them mean anything are skipped,
+    not followed into a crash or a leak (the command is built with ASan and
+    UBSan in make check: any of those ends it with a message)."""
+
+    def test_lines_without_their_keys(self):
+        folder = tempfile.mkdtemp(prefix="gt-malformed-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        lines = [
+            {"ev": "header", "format": "gputrace-trace", "version": 1, "source": "audit", "pid": 5,
+             "ppid": 1, "host": "vm", "image": "00000000000000a1", "env": {}},
+            {"ev": "open", "t_us": 1, "path": "/bin/prog", "ns": 0, "main": True},
+            {"ev": "call", "t_us": 2, "status": 0},                        # no fn
+            {"ev": "calls", "status": 0, "count": 3},                       # no fn
+            {"ev": "alloc_fail", "size": 9, "status": 2},                   # no fn
+            {"ev": "version", "lib": "/x/libcudnn_graph.so.9", "status": 0, "value": 3},  # no fn
+            {"ev": "version", "fn": "cudnnGetVersion", "status": 0, "value": 3},          # no lib
+            {"ev": "search", "t_us": 3, "seq": 1},                          # no name
+            {"ev": "open", "t_us": 4, "ns": 0, "search": 1},                # no path
+            {"ev": "search", "t_us": 5, "seq": 2, "name": "libcudnn.so.9", "requester": "/bin/prog"},
+            {"ev": "open", "t_us": 6, "path": "/x/libcudnn.so.9", "ns": 0, "search": 2, "rule": "rpath"},
+            {"ev": "open", "t_us": 7, "path": "/y/libcudnn.so.9", "ns": 0, "search": 2, "rule": "rpath"},
+            {"ev": "search_end", "search": 2, "result": "not_found", "tries": [{"rule": "default"}]},
+            {"ev": "close"},
+            {"ev": "linkmap"},
+            {"ev": "note", "what": "trace_cut"},
+            {"ev": "end", "t_us": 8, "pid": 5},
+        ]
+        path = os.path.join(folder, "vm.5.jsonl")
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(l) + "\n" for l in lines))
+        for mode in ([], ["--tree"], ["--json"]):
+            p = subprocess.run([GPUTRACE, "report", *mode, path], capture_output=True, timeout=60)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            self.assertNotIn(b"Sanitizer", p.stderr)
+            self.assertNotIn(b"runtime error", p.stderr)
+        d = json.loads(p.stdout)
+        (proc,) = d["processes"]
+        # the first conclusion of search 2 stands; the pathless open is no object
+        self.assertEqual(sorted(l["path"] for l in proc["libraries"]),
+                         ["/x/libcudnn.so.9", "/y/libcudnn.so.9"])
+        self.assertEqual(proc["trace_cut"], "?")
+        self.assertEqual(proc["api"], [])
