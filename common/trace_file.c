@@ -469,6 +469,10 @@ static void open_for_this_process(struct gt_trace *t)
 	unsigned long long start;
 	size_t len;
 
+	/* In a fork child the lock may be a copy of one a parent's thread held:
+	 * the child's first use (its fork handler, one thread) starts it free. */
+	if (s->pid && !same_process(s))
+		__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 	gt_sink_lock(s);
 	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) != GT_SINK_CLOSED && same_process(s)) {
 		gt_sink_unlock(s);
