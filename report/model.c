@@ -127,7 +127,12 @@ static void build_lib(const struct gt_process *p, const struct gt_object *ob, st
 	memset(l, 0, sizeof(*l));
 	l->obj = ob;
 	gt_classify(ob->path, &l->fi);
-	if (realpath(ob->path, l->real_path) && gt_classify(l->real_path, &real_fi))
+	/* A file that is gone has no real path: glibc's realpath leaves what it
+	 * resolved so far in the buffer, and two copies that are not on this
+	 * disk must not look like two files that are. */
+	if (!realpath(ob->path, l->real_path))
+		l->real_path[0] = 0;
+	if (l->real_path[0] && gt_classify(l->real_path, &real_fi))
 		snprintf(l->file_version, sizeof(l->file_version), "%s", real_fi.version);
 	else
 		snprintf(l->file_version, sizeof(l->file_version), "%s", l->fi.version);
