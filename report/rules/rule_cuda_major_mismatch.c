@@ -15,7 +15,9 @@ static void two_runtimes(const struct gt_proc_model *m, struct gt_findings *out)
 	for (i = 0; i < m->nlibs && !b; i++) {
 		const struct gt_lib *l = &m->libs[i];
 
-		if (strcmp(l->fi.component, "cudart") != 0)
+		/* A runtime whose version is unknown (libcudart.so, no answer, no
+		 * package) is no evidence of another major. */
+		if (strcmp(l->fi.component, "cudart") != 0 || gt_version_major(l->version) < 0)
 			continue;
 		if (!a)
 			a = l;

@@ -689,6 +689,10 @@ START_TEST(test_cuda_major_mismatch_not_for_one_major)
 		    VERSION("/nonexistent/libcublas.so.13", "cublasGetCudartVersion", 13010), FX_END, NULL);
 	must_not_find(&d, "cuda-major-mismatch");
 	fx_free(&d);
+	/* A runtime of unknown version beside a 13.0 one is no second major. */
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/x/libcudart.so"), OPEN(CUDART), FX_END, NULL);
+	must_not_find(&d, "cuda-major-mismatch");
+	fx_free(&d);
 }
 END_TEST
 
