@@ -168,6 +168,7 @@ static uint64_t hash_number(unsigned long v)
 struct reading {
 	bool seen_header;
 	bool in_queries;      /* inside gputrace's own version calls */
+	long queries_tid;     /* on this thread (0: the note did not say) */
 	char image[24];       /* the image id of the last header */
 	struct index searches;  /* by seq */
 	struct index paths;     /* objects, by path: the latest */
@@ -321,7 +322,10 @@ static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
 	s = &p->searches[p->nsearches++];
 	memset(s, 0, sizeof(*s));
 	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
-	s->ours = rd->in_queries;
+	/* Only the thread that asks the questions makes gputrace's searches:
+	 * another thread's search meanwhile is the program's. */
+	s->ours = rd->in_queries &&
+		  (!rd->queries_tid || rd->queries_tid == (long)json_integer_value(json_object_get(o, GT_K_TID)));
 	s->name = name;
 	s->requester = field(o, GT_K_REQUESTER);
 	index_search(p, rd, p->nsearches - 1);
@@ -516,11 +520,12 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 
 	if (!what)
 		return;
-	if (strcmp(what, GT_NOTE_QUERIES_BEGIN) == 0)
+	if (strcmp(what, GT_NOTE_QUERIES_BEGIN) == 0) {
 		rd->in_queries = true;
-	else if (strcmp(what, GT_NOTE_QUERIES_END) == 0)
+		rd->queries_tid = (long)json_integer_value(json_object_get(o, GT_K_TID));
+	} else if (strcmp(what, GT_NOTE_QUERIES_END) == 0) {
 		rd->in_queries = false;
-	else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
+	} else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
 		p->fatal_signal = int_of(o, GT_K_SIGNAL);
 	else if (strcmp(what, GT_NOTE_TRACE_CUT) == 0 && !p->cut_reason)
 		p->cut_reason = field(o, GT_K_REASON) ?: gt_xstrdup("?");

@@ -479,16 +479,20 @@ START_TEST(test_queries_mark_searches_ours)
 		"{'ev':'search','t_us':3,'tid':4242,'seq':2,'name':'libcudnn_graph.so.9.19.0',"
 		"'requester':'/opt/cuda/lib64/libcudnn.so.9'}",
 		"{'ev':'version','t_us':4,'lib':'/opt/cuda/lib64/libcudnn.so.9','fn':'cudnnGetVersion','status':0,'value':91900}",
+		/* another thread's search meanwhile is the program's */
+		"{'ev':'search','t_us':4,'tid':777,'seq':4,'name':'libcufft.so.11','requester':'" PROG "'}",
 		"{'ev':'note','t_us':5,'tid':4242,'what':'gputrace_queries_end'}",
 		/* the conclusion of gputrace's own search comes after the end note */
 		"{'ev':'search_end','t_us':6,'search':2,'name':'libcudnn_graph.so.9.19.0','result':'not_found'}",
 		"{'ev':'search','t_us':7,'tid':4242,'seq':3,'name':'libcublas.so.13','requester':'" PROG "'}",
 		FX_END, NULL), &p);
-	ck_assert_uint_eq(p.nsearches, 3);
+	ck_assert_uint_eq(p.nsearches, 4);
 	ck_assert(!p.searches[0].ours);
 	ck_assert(p.searches[1].ours);
 	ck_assert_str_eq(p.searches[1].result, "not_found");
+	ck_assert_str_eq(p.searches[2].name, "libcufft.so.11");
 	ck_assert(!p.searches[2].ours);
+	ck_assert(!p.searches[3].ours);
 	gt_process_free(&p);
 }
 END_TEST
