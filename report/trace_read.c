@@ -289,7 +289,9 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
 	const char *image = json_string_value(json_object_get(o, GT_K_IMAGE));
-	bool new_image = !rd->seen_header || (image && strcmp(image, rd->image) != 0);
+	/* Ids are 16 hex digits; a longer one (not ours) is compared as far as
+	 * it was kept, so that it does not look like an exec each time. */
+	bool new_image = !rd->seen_header || (image && strncmp(image, rd->image, sizeof(rd->image) - 1) != 0);
 
 	/* Both halves write a header per image; a new image id is an exec. */
 	if (new_image) {
