@@ -14,8 +14,8 @@ Arms (each run of an arm in a fresh trace folder, removed after):
   q:NAME        GPUTRACE -q -- COMMAND (the launcher, traces in a temporary folder)
   o:NAME        GPUTRACE -q -o DIR -- COMMAND (the diagnosis kept as DIR/report.txt)
 
-For each arm: the median, min and max wall time (ms), then the ratio to the
-bare run and to the floor, each the median (min, max) of the per-round
+For each arm: the median, min and max wall time (ms) and peak RSS, then the
+ratio to the bare run and to the floor, each the median (min, max) of the per-round
 ratios, so that a slow round slows both sides of its ratio. Every run must
 exit as the bare run did, with the same stdout. Python standard library only.
 """
@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
 def parse_named(values):
@@ -66,14 +69,20 @@ def run_arm(arm, command, timeout):
             argv = [path, "-q", "--", *command]
         elif kind == "o":
             argv = [path, "-q", "-o", os.path.join(folder, "t"), "--", *command]
+    # GNU time reports the peak RSS of what it ran (and of what that reaped:
+    # the launcher reaps the traced program); a child forked from Python would
+    # count Python's own pages from before its exec.
+    timed = [TIME, "-f", "gt-cost-rss %M", *argv] if TIME else argv
     try:
         t0 = time.perf_counter()
-        p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        p = subprocess.run(timed, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout)
         ms = (time.perf_counter() - t0) * 1e3
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return ms, p.returncode, p.stdout
+    kb = [int(l.split()[1]) for l in p.stderr.decode(errors="replace").splitlines()
+          if l.startswith("gt-cost-rss ")]
+    return ms, p.returncode, p.stdout, kb[-1] if kb else 0
 
 
 def spread(values):
@@ -94,15 +103,17 @@ def main():
     args = ap.parse_args()
     arms = arms_of(args)
     times = {name: [] for name, _ in arms}
+    rss = {name: [] for name, _ in arms}
     ref = run_arm(None, args.command, args.timeout)
     for r in range(args.warmup + args.rounds):
         k = r % len(arms)
         for name, arm in arms[k:] + arms[:k]:
-            ms, rc, out = run_arm(arm, args.command, args.timeout)
+            ms, rc, out, kb = run_arm(arm, args.command, args.timeout)
             if rc != ref[1] or out != ref[2]:
                 sys.exit(f"cost.py: arm {name}: exit {rc} or output differs from the bare run")
             if r >= args.warmup:
                 times[name].append(ms)
+                rss[name].append(kb)
     print(f"== {args.label or ' '.join(args.command)}")
     print(f"rounds: {args.rounds} (+{args.warmup} warm-up), arm order rotating; {os.cpu_count()} CPU(s)")
     for name, _ in arms:
@@ -112,6 +123,16 @@ def main():
             line += "  /bare %.3f (%.3f..%.3f)" % spread([a / b for a, b in zip(times[name], times["bare"])])
         if "floor" in times and name not in ("bare", "floor"):
             line += "  /floor %.3f (%.3f..%.3f)" % spread([a / b for a, b in zip(times[name], times["floor"])])
+        print(line)
+    if not TIME:
+        return
+    print("peak RSS (GNU time %M, KB; the launcher's arms include the program it reaped):")
+    for name, _ in arms:
+        med, lo, hi = spread(rss[name])
+        line = f"  {name:<14} {med:9.0f} KB [{lo} .. {hi}]"
+        if name != "bare":
+            line += "  +%.0f KB over bare (median of per-round differences)" % statistics.median(
+                [a - b for a, b in zip(rss[name], rss["bare"])])
         print(line)
 
 
