@@ -598,7 +598,12 @@ static FILE *open_trace_file(const char *path, char *err, size_t errcap)
 		snprintf(err, errcap, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TRACE_SIZE) {
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_TRACE_SIZE) {
 		snprintf(err, errcap, "%s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) :
 			 !S_ISREG(st.st_mode) ? "not a regular file (a FIFO, a device?): not read" :
 			 "larger than any trace gputrace writes: not read");
