@@ -443,6 +443,25 @@ out:
 	return 0;
 }
 
+/* The first consistent state of the main namespace (its head is the program,
+ * which has no name) ends start-up: what was mapped until then (the program,
+ * LD_PRELOAD, their DT_NEEDED closure) is the global scope, whatever the
+ * process does later. One line per image. */
+static void note_startup_once(const struct link_map *head)
+{
+	static bool noted;
+	struct jline j;
+
+	if (noted || !head || (head->l_name && head->l_name[0]))
+		return;
+	noted = true;
+	if (!trace_ready())
+		return;
+	begin(&j, GT_EV_NOTE);
+	jl_str(&j, GT_K_WHAT, GT_NOTE_STARTUP_LOADED);
+	emit(&j);
+}
+
 GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 {
 	int saved = errno;
@@ -454,6 +473,8 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	 * preload half's "end" stays the last line. */
 	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE))
 		end_search(cookie ? (const struct link_map *)*cookie : NULL);
+	if (active && !exiting && flag == LA_ACT_CONSISTENT)
+		note_startup_once(cookie ? (const struct link_map *)*cookie : NULL);
 	self_add(t0);
 	errno = saved;
 }

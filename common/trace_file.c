@@ -309,6 +309,8 @@ static size_t build_header(struct gt_trace *t, const char *host, unsigned long l
 	jl_str(&j, GT_K_IMAGE, gt_image_id());
 	if (t->forked)
 		jl_bool(&j, GT_K_FORK, true);
+	if (t->forked && t->parent_cuda)
+		jl_str(&j, GT_K_PARENT_CUDA, t->parent_cuda);
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_UID, getuid());
 	jl_int(&j, GT_K_EUID, geteuid());

@@ -16,6 +16,7 @@ struct gt_trace {
 	unsigned gen;          /* the sink's file this copy wrote its header into */
 	const char *source;    /* GT_SOURCE_AUDIT or GT_SOURCE_PRELOAD */
 	bool forked;           /* the next header is a fork child's (same image, new pid) */
+	const char *parent_cuda; /* a fork child's: the parent's first CUDA call, or NULL */
 	bool off;              /* this copy writes nothing (see gt_trace_off) */
 };
 

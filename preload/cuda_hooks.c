@@ -171,7 +171,7 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 	unsigned long long n;
 	int saved = errno;
 
-	preload_arm_flush();
+	preload_arm_flush(fn);
 	if (gt_hooked_is_hot(fn)) {
 		preload_stats_count_hot(fn, status, bytes);
 		first_call_of(fn, real);
@@ -193,7 +193,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	struct jline j;
 	int saved;
 
-	preload_arm_flush();
+	preload_arm_flush(fn);
 	preload_stats_count_hot(fn, status, size);
 	first_call_of(fn, real);
 	if (status == 0 && ptr) {

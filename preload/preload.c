@@ -22,6 +22,7 @@
 
 static char exit_buf[65536];
 static int flush_armed;
+static const char *first_cuda_call;  /* the process's first hooked CUDA call */
 static int stats_flushed;
 
 /* Signals whose default action ends the process without exit handlers. */
@@ -79,13 +80,14 @@ static void ask_versions_at_exit(void)
 
 	preload_in_hook = 1;
 	preload_versions_of_loaded();
+	preload_global_scope_at_exit();
 	preload_in_hook = outer;
 }
 
 /* On the first CUDA call: exit handlers registered now run before those the
  * CUDA libraries registered while loading, so their version calls still work;
  * signal handlers only for processes that use CUDA. */
-void preload_arm_flush(void)
+void preload_arm_flush(enum gt_hooked_fn fn)
 {
 	/* A plain load first: this runs on every intercepted call. */
 	int saved;
@@ -93,6 +95,8 @@ void preload_arm_flush(void)
 	if (__atomic_load_n(&flush_armed, __ATOMIC_RELAXED) ||
 	    __atomic_exchange_n(&flush_armed, 1, __ATOMIC_ACQ_REL))
 		return;
+	/* Kept for the header of a fork child: CUDA does not survive fork. */
+	__atomic_store_n(&first_cuda_call, gt_hooked_name(fn), __ATOMIC_RELEASE);
 	saved = errno;
 	atexit(ask_versions_at_exit);
 	install_fatal_handlers();
@@ -110,6 +114,9 @@ static void after_fork_in_child(void)
 	/* Said in the header: a fork child that ends with _exit (as worker
 	 * processes do) leaves no closing line, and that is no crash. */
 	preload_trace.forked = true;
+	/* A child that calls CUDA its parent had initialised fails (error 3,
+	 * "Cannot re-initialize CUDA in forked subprocess"): the header says so. */
+	preload_trace.parent_cuda = __atomic_load_n(&first_cuda_call, __ATOMIC_ACQUIRE);
 	gt_trace_ready(&preload_trace);
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/export.h"
 #include "common/trace_file.h"
+#include "gputrace/trace_format.h"
 
 /* state.c */
 extern struct gt_trace preload_trace;
@@ -22,7 +23,7 @@ bool preload_tracing(void);
 void preload_write(const char *line, size_t len);
 /* preload.c (start-up, fork, exit). First CUDA activity: arm the exit and
  * fatal-signal flushes (once). */
-void preload_arm_flush(void);
+void preload_arm_flush(enum gt_hooked_fn fn);
 /* Writes the call totals (exit, fatal signal). */
 void preload_flush_stats(void);
 /* state.c. The loader calls of the hooks and version questions (dlopen with
@@ -41,5 +42,8 @@ void *preload_handle_of_loaded(const void *addr);
 void preload_versions_of_library_at(const void *fn_addr);
 /* Asks every loaded CUDA-family library not asked yet (at exit, where safe). */
 void preload_versions_of_loaded(void);
+/* scope.c. At exit: a "global" line for each CUDA-family object a lookup in
+ * the default scope finds. */
+void preload_global_scope_at_exit(void);
 
 #endif

@@ -37,6 +37,10 @@ static const struct version_call {
 	{ "cudart", "cudaDriverGetVersion", INT_OUT, true },
 	{ "cudnn", "cudnnGetVersion", SIZE_RETURN, false },
 	{ "cudnn", "cudnnGetCudartVersion", SIZE_RETURN, false },
+	/* cuDNN 9's graph library exports the version calls its front forwards
+	 * to: asked on the graph library itself, the answer is its own. */
+	{ "cudnn_graph", "cudnnGetVersion", SIZE_RETURN, false },
+	{ "cudnn_graph", "cudnnGetCudartVersion", SIZE_RETURN, false },
 	{ "cublas", "cublasGetProperty", CUBLAS_PROP, false },
 	{ "cublas", "cublasGetCudartVersion", SIZE_RETURN, false },
 	{ "cublasLt", "cublasLtGetVersion", SIZE_RETURN, false },
@@ -146,14 +150,16 @@ static void note_queries(const char *what)
 	preload_write(buf, jl_end(&j));
 }
 
-/* cuDNN 9's version call loads libcudnn_graph when it is not there yet. */
-static bool cudnn_safe(struct link_map *cudnn)
+/* cuDNN 9's front forwards its version calls to the graph library it loads,
+ * loading it first if it has not: asking the front could map a library (the
+ * graph library of a second copy that was never used), and its answer would
+ * be the graph library's anyway. cuDNN 9 fronts are not asked; their graph
+ * libraries are, directly. cuDNN 8's front answers for itself. */
+static bool is_cudnn9_front(const char *path)
 {
 	struct gt_family_info fi;
 
-	if (gt_classify(cudnn->l_name, &fi) && fi.version[0] == '8')
-		return true;
-	return component_loaded(cudnn, "cudnn_graph");
+	return gt_classify(path, &fi) && strcmp(fi.component, "cudnn") == 0 && fi.version[0] != '8';
 }
 
 static void ask_library(struct link_map *map)
@@ -166,8 +172,7 @@ static void ask_library(struct link_map *map)
 
 	if (!map->l_name || map->l_name[0] != '/' || !gt_classify(map->l_name, &fi))
 		return;
-	/* Asked later again (at exit) if it is not safe yet. */
-	if (strcmp(fi.component, "cudnn") == 0 && !cudnn_safe(map))
+	if (is_cudnn9_front(map->l_name))
 		return;
 	if (!claim(map))
 		return;
@@ -185,13 +190,32 @@ static void ask_library(struct link_map *map)
 	preload_dlclose(handle);
 }
 
+/* Every loaded library of a component not asked yet. */
+static void ask_component(struct link_map *any, const char *component)
+{
+	struct gt_family_info fi;
+	struct link_map *m;
+
+	while (any->l_prev)
+		any = any->l_prev;
+	for (m = any; m; m = m->l_next)
+		if (m->l_name && gt_classify(m->l_name, &fi) && strcmp(fi.component, component) == 0 &&
+		    !already_versioned(m))
+			ask_library(m);
+}
+
 void preload_versions_of_library_at(const void *fn_addr)
 {
 	struct link_map *map = NULL;
 	Dl_info info;
 
-	if (fn_addr && dladdr1(fn_addr, &info, (void **)&map, RTLD_DL_LINKMAP) && map &&
-	    !already_versioned(map))
+	if (!fn_addr || !dladdr1(fn_addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
+		return;
+	/* After the program's call into a cuDNN 9 front, its graph library is
+	 * loaded: the graph libraries answer for themselves. */
+	if (map->l_name && is_cudnn9_front(map->l_name))
+		ask_component(map, "cudnn_graph");
+	else if (!already_versioned(map))
 		ask_library(map);
 }
 

@@ -73,8 +73,8 @@ char *gt_signature(const struct gt_proc_model *m)
 	b.cap = 4096;
 	b.s = gt_xmalloc(b.cap);
 	b.s[0] = 0;
-	sig_add(&b, "exe %s\nended %s %d %d\n", p->exe ? p->exe : "", m->ended_how, m->ended_signal,
-		m->ended_status);
+	sig_add(&b, "exe %s\nended %s %d %d\nfork %d %s\n", p->exe ? p->exe : "", m->ended_how,
+		m->ended_signal, m->ended_status, p->forked, p->parent_cuda ? p->parent_cuda : "-");
 	items = items_new(m->nlibs);
 	for (i = 0; i < m->nlibs; i++)
 		if (asprintf(&items[i], "lib %s %s %s %s", m->libs[i].fi.component, m->libs[i].version,

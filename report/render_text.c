@@ -23,7 +23,9 @@ static const char *sev_color(enum gt_severity s, bool color)
 
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 {
-	if (strcmp(m->ended_how, "signal") == 0)
+	if (m->stopped)
+		snprintf(out, cap, "stopped by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
+	else if (strcmp(m->ended_how, "signal") == 0)
 		snprintf(out, cap, "killed by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
 	else if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
 		snprintf(out, cap, "exited with status %d", m->ended_status);
@@ -111,17 +113,51 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
 }
 
-static void print_lib(FILE *f, const struct gt_lib *l)
+static void print_lib(FILE *f, const struct gt_lib *l, const char *indent)
 {
-	fprintf(f, "    %-30s %-10s %s [%s]", gt_printable(l->fi.component),
+	const char *from = l->api_from ? strrchr(l->api_from, '/') : NULL;
+
+	fprintf(f, "%s%-30s %-10s %s [%s]", indent, gt_printable(l->fi.component),
 		gt_printable(l->version[0] ? l->version : "?"), gt_printable(l->obj->path),
 		l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
-	if (strcmp(l->version_source, "api") == 0)
+	if (strcmp(l->version_source, "api") == 0 && l->api_from && strcmp(l->api_from, l->obj->path) != 0)
+		fprintf(f, " (its answer, through %s)", gt_printable(from ? from + 1 : l->api_from));
+	else if (strcmp(l->version_source, "api") == 0)
 		fprintf(f, " (its own answer)");
 	if (l->has_package)
 		fprintf(f, " %s:%s %s", l->package.manager, gt_printable(l->package.name),
 			gt_printable(l->package.version));
+	if (l->disagree)
+		fprintf(f, " (versions disagree: answer %s, file name %s, package %s)",
+			gt_printable(l->api_version[0] ? l->api_version : "none"),
+			gt_printable(l->file_version[0] ? l->file_version : "none"),
+			gt_printable(l->package_version[0] ? l->package_version : "none"));
 	fputc('\n', f);
+}
+
+/* Families held in one copy are listed in load order; a family with several
+ * copies is listed copy by copy, each under a line that says where it is,
+ * who uses it and whether its symbols are visible to the whole process. */
+static void print_libs(FILE *f, const struct gt_proc_model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (gt_model_copies_of(m, m->libs[i].fi.family) < 2)
+			print_lib(f, &m->libs[i], "    ");
+	for (k = 0; k < m->ncopies; k++) {
+		const struct gt_copy *c = &m->copies[k];
+		size_t n = gt_model_copies_of(m, c->family);
+
+		if (n < 2)
+			continue;
+		fprintf(f, "    %s copy %d of %zu, in %s%s%s; %s\n", c->family, c->number, n,
+			gt_printable(c->folder), c->users[0] ? ", used by " : "", gt_printable(c->users),
+			c->global ? "in the global scope" : c->ns ? "in its own namespace" : "private to its users");
+		for (i = 0; i < m->nlibs; i++)
+			if (m->libs[i].copy == k)
+				print_lib(f, &m->libs[i], "      ");
+	}
 }
 
 static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
@@ -140,7 +176,8 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	else
 		fprintf(f, "pid %ld %s (%s): %s\n", p->pid,
 			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
-	if (!p->audit_seen)
+	/* A fork child's audit half is there but writes only when it loads. */
+	if (!p->audit_seen && !p->forked)
 		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
 	if (p->cut_reason)
 		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
@@ -156,11 +193,15 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 			gt_render_finding(f, r, &r->findings.v[i], color);
 			shown++;
 		}
-	if (!shown && m->nlibs)
+	/* A process that failed is never all clear: what was seen, and that the
+	 * trace holds no cause. */
+	if (!shown && gt_model_failed(m))
+		fprintf(f, "  no cause found: the process %s, and the trace shows no CUDA library problem "
+			"(%zu CUDA librar%s, consistent)\n", end, m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	else if (!shown && m->nlibs)
 		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
 			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");
-	for (i = 0; i < m->nlibs; i++)
-		print_lib(f, &m->libs[i]);
+	print_libs(f, m);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].cudart_static)
 			fprintf(f, "    %-30s %-10s %s (linked in statically: its runtime calls are not "

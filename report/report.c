@@ -179,6 +179,7 @@ void gt_report_analyse(struct gt_report *r)
 
 	for (i = 0; i < r->ngroups; i++)
 		gt_run_rules(&r->groups[i]->model, &r->findings);
+	rule_fork_after_init_parents(r, &r->findings);
 	rule_divergent_processes(r, &r->findings);
 }
 

@@ -19,9 +19,12 @@ void rule_cuda_major_mismatch(const struct gt_proc_model *m, struct gt_findings 
 void rule_out_of_memory(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out);
+void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out);
 /* Over all the groups of a report, after the per-process rules. */
 struct gt_report;
 void rule_divergent_processes(const struct gt_report *r, struct gt_findings *out);
+/* A parent that failed after forking children once CUDA was initialised. */
+void rule_fork_after_init_parents(const struct gt_report *r, struct gt_findings *out);
 
 /* A call of fn that answered status: a written call line or a total. */
 bool gt_called_with(const struct gt_process *p, const char *fn, int status);

@@ -307,6 +307,8 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 	 * header says "fork". Only the first image counts. */
 	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))
 		p->forked = true;
+	if (p->images == 1 && p->forked && !p->parent_cuda)
+		p->parent_cuda = field(o, GT_K_PARENT_CUDA);
 	rd->seen_header = true;
 }
 
@@ -516,6 +518,32 @@ static void on_allocs(struct gt_process *p, json_t *o)
 	p->partial |= json_is_true(json_object_get(o, GT_K_PARTIAL));
 }
 
+/* Everything mapped so far in the main namespace came with the program:
+ * its DT_NEEDED closure and LD_PRELOAD, all in the global scope. Only the
+ * first note counts (a later image has its own, after exec). */
+static void mark_startup(struct gt_process *p)
+{
+	size_t i;
+
+	if (p->images > 1)
+		return;
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].ns == 0 && !p->objects[i].from_linkmap)
+			p->objects[i].startup = true;
+}
+
+/* The object a global-scope lookup found at exit: its copy can bind the
+ * calls of every other object of the namespace. */
+static void on_global(struct gt_process *p, json_t *o, struct reading *rd)
+{
+	char *path = field(o, GT_K_LIB);
+	struct gt_object *ob = path ? find_open_object(p, rd, path) : NULL;
+
+	if (ob)
+		ob->global = true;
+	free(path);
+}
+
 static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	const char *what = json_string_value(json_object_get(o, GT_K_WHAT));
@@ -531,6 +559,8 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 		p->fatal_signal = int_of(o, GT_K_SIGNAL);
 	else if (strcmp(what, GT_NOTE_TRACE_CUT) == 0 && !p->cut_reason)
 		p->cut_reason = field(o, GT_K_REASON) ?: gt_xstrdup("?");
+	else if (strcmp(what, GT_NOTE_STARTUP_LOADED) == 0)
+		mark_startup(p);
 }
 
 /* Written by the launcher after the process it started ended. */
@@ -575,6 +605,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	case GT_EV_ALLOCS: on_allocs(p, o); break;
 	case GT_EV_NOTE: on_note(p, o, rd); break;
 	case GT_EV_REAPED: on_reaped(p, o); break;
+	case GT_EV_GLOBAL: on_global(p, o, rd); break;
 	case GT_EV_COUNT:
 		/* Unknown events are skipped: newer writers may add kinds. */
 		break;
@@ -735,6 +766,7 @@ void gt_process_free(struct gt_process *p)
 	free(p->totals);
 	free(p->alloc_fails);
 	free(p->versions);
+	free(p->parent_cuda);
 	json_decref(p->env);
 	for (i = 0; i < p->argc; i++)
 		free(p->argv[i]);

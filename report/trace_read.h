@@ -73,6 +73,8 @@ struct gt_object {
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
 	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
 	bool main;            /* the program itself */
+	bool startup;         /* mapped at start-up (before "startup_loaded"): global scope */
+	bool global;          /* a global-scope lookup at exit found one of its symbols */
 };
 
 struct gt_process {
@@ -86,6 +88,7 @@ struct gt_process {
 	bool clean_end;       /* the "end" line is there */
 	int images;           /* program images seen (more than one: exec) */
 	bool forked;          /* a fork child: its first image is its parent's */
+	char *parent_cuda;    /* a fork child: the parent's first CUDA call before the fork, or NULL */
 	struct gt_object *objects;
 	size_t nobjects;
 	struct gt_search *searches;

@@ -26,7 +26,8 @@
 	X(CALLS, "calls", "totals of one function and status: count, bytes")   \
 	X(ALLOCS, "allocs", "allocation totals: peak and final bytes held")    \
 	X(END, "end", "last line: the process exited through exit()")        \
-	X(REAPED, "reaped", "by the gputrace command: how the process it started ended")
+	X(REAPED, "reaped", "by the gputrace command: how the process it started ended") \
+	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds")
 
 enum gt_event {
 #define GT_EVENT_ENUM(sym, name, doc) GT_EV_##sym,
@@ -85,6 +86,7 @@ enum gt_hooked_fn {
 	X(LD_SO_CACHE, "ld_so_cache", "[ld.so.cache]")            \
 	X(DEFAULT, "default", "[default]")                        \
 	X(ABSOLUTE, "absolute", "[absolute]")                     \
+	X(PRELOAD, "preload", "[LD_PRELOAD]")                     \
 	X(ALREADY_LOADED, "already_loaded", "[already loaded]")   \
 	X(SECURE, "secure", "[?]")
 
@@ -146,6 +148,7 @@ enum gt_rule {
 #define GT_K_IMAGE "image"          /* header: the program image id (new after exec) */
 #define GT_K_FORK "fork"            /* header: this process is a fork child of the traced one */
 #define GT_K_START_TICKS "start_ticks" /* header: /proc/self/stat field 22 */
+#define GT_K_PARENT_CUDA "parent_cuda" /* fork child's header: the parent's first CUDA call before the fork */
 #define GT_K_RANK "rank"            /* header: the rank a launcher set, if any */
 #define GT_K_RANK_VAR "rank_var"    /* header: the variable the rank came from */
 #define GT_K_WORLD_SIZE "world_size" /* header: the job size a launcher set, if any */
@@ -172,6 +175,10 @@ enum gt_rule {
 #define GT_NOTE_FATAL_SIGNAL "fatal_signal"  /* the preload half saw a fatal signal */
 #define GT_NOTE_TRACE_CUT "trace_cut"  /* no room for more lines (reason: ENOSPC ...) */
 #define GT_NOTE_SELF_TIME "self_time"  /* GPUTRACE_SELF_TIME=1: the audit callbacks' own time */
+/* The program and everything it needs at start-up are mapped (the first
+ * consistent state of the main namespace): objects opened before this line
+ * are in the global scope. */
+#define GT_NOTE_STARTUP_LOADED "startup_loaded"
 /* Which half wrote a line (GT_K_SOURCE). */
 #define GT_SOURCE_AUDIT "audit"
 #define GT_SOURCE_PRELOAD "preload"

@@ -8,6 +8,14 @@
 
 #define LAST_LIBS 3
 
+/* gputrace's own library is in every traced process: never a suspect. */
+static bool is_gputrace(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strncmp(base ? base + 1 : path, "libgputrace", 11) == 0;
+}
+
 void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -15,7 +23,9 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 	size_t i, shown = 0;
 	json_t *e;
 
-	if (strcmp(m->ended_how, "exit") == 0)
+	/* SIGINT, SIGTERM, SIGHUP: stopped by a user, a launcher or a pool,
+	 * not a crash (the report says "stopped by signal N"). */
+	if (strcmp(m->ended_how, "exit") == 0 || m->stopped)
 		return;
 	/* A fork child that never exec'd ends with _exit as worker processes do
 	 * (Python's multiprocessing): no closing line is expected of it. */
@@ -47,7 +57,8 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 		const struct gt_object *ob = &p->objects[i];
 		struct gt_family_info fi;
 
-		if (!ob->path || ob->path[0] != '/' || (m->nlibs && !gt_classify(ob->path, &fi)))
+		if (!ob->path || ob->path[0] != '/' || (m->nlibs && !gt_classify(ob->path, &fi)) ||
+		    is_gputrace(ob->path))
 			continue;
 		e = gt_evidence_add(f, "loaded before the end: %s", ob->path);
 		gt_evidence_str(e, "path", ob->path);

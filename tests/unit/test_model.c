@@ -88,6 +88,8 @@ START_TEST(test_api_answer_of_other_file_or_failed)
 }
 END_TEST
 
+/* cuDNN 9's front forwards cudnnGetVersion to its graph library: with no
+ * graph library in the trace, the answer belongs to no object shown. */
 START_TEST(test_cudnn_version_answered)
 {
 	struct fx_diag d;
@@ -98,8 +100,26 @@ START_TEST(test_cudnn_version_answered)
 	ck_assert_str_eq(l->fi.family, "cudnn");
 	ck_assert_str_eq(l->fi.component, "cudnn");
 	ck_assert_str_eq(l->file_version, "9");
-	ck_assert_str_eq(l->api_version, "9.19.0");
-	ck_assert_str_eq(l->version, "9.19.0");
+	ck_assert_str_eq(l->api_version, "");
+	ck_assert_ptr_null(l->api_from);
+	ck_assert_str_eq(l->version, "9");
+	ck_assert_str_eq(l->version_source, "file");
+	fx_free(&d);
+}
+END_TEST
+
+/* cuDNN 8's front answers for itself. */
+START_TEST(test_cudnn8_version_answered)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+
+	fx_build(&d, FX_HEADER, OPEN("/nonexistent/libcudnn.so.8"),
+		 VERSION("/nonexistent/libcudnn.so.8", "cudnnGetVersion", 8907), NULL);
+	l = only_lib(&d);
+	ck_assert_str_eq(l->api_version, "8.9.7");
+	ck_assert_str_eq(l->api_from, "/nonexistent/libcudnn.so.8");
+	ck_assert_str_eq(l->version, "8.9.7");
 	ck_assert_str_eq(l->version_source, "api");
 	fx_free(&d);
 }
@@ -152,7 +172,96 @@ START_TEST(test_cudnn_graph_takes_cudnn_answer)
 	ck_assert_str_eq(graph->fi.family, "cudnn");
 	ck_assert_str_eq(graph->api_version, "9.19.0");
 	ck_assert_str_eq(graph->version_source, "api");
-	ck_assert_str_eq(main_lib->api_version, "9.19.0");
+	ck_assert_str_eq(graph->api_from, CUDNN);  /* through the front */
+	ck_assert_str_eq(main_lib->api_version, "");
+	ck_assert_uint_eq(d.model.ncopies, 1);
+	fx_free(&d);
+}
+END_TEST
+
+/* Two complete cuDNN installs in one process (torch's wheel, and a second
+ * framework's system cuDNN loaded RTLD_LOCAL): two copies, and each answer
+ * stays with the object that gave it or the graph library its own front
+ * resolved, never "the" graph library of the process (issue 13: the wheel's
+ * graph library was shown as 9.14.0). */
+#define WHEEL "/nonexistent/site-packages/nvidia/cudnn/lib"
+#define SYS "/nonexistent/lib/x86_64-linux-gnu"
+#define SEARCH(seq, name, requester) \
+	"{'ev':'search','t_us':1,'tid':1,'seq':" #seq ",'name':'" name "','requester':'" requester "'}"
+#define OPEN_FOR(path, seq, name, rule) \
+	"{'ev':'open','t_us':2,'path':'" path "','ns':0,'search':" #seq ",'name':'" name "','rule':'" rule "'}"
+START_TEST(test_two_copies_keep_their_answers)
+{
+	struct fx_diag d;
+	const struct gt_lib *l;
+	size_t i;
+
+	fx_build(&d, FX_HEADER, SEARCH(1, WHEEL "/libcudnn.so.9", "/usr/lib/_ctypes.so"),
+		 OPEN_FOR(WHEEL "/libcudnn.so.9", 1, WHEEL "/libcudnn.so.9", "absolute"),
+		 SEARCH(2, "libcudnn_graph.so.9", WHEEL "/libcudnn.so.9"),
+		 OPEN_FOR(WHEEL "/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "runpath"),
+		 SEARCH(3, SYS "/libcudnn.so.9.14.0", "/usr/lib/_ctypes.so"),
+		 OPEN_FOR(SYS "/libcudnn.so.9.14.0", 3, SYS "/libcudnn.so.9.14.0", "absolute"),
+		 SEARCH(4, "libcudnn_graph.so.9.14.0", SYS "/libcudnn.so.9.14.0"),
+		 OPEN_FOR(SYS "/libcudnn_graph.so.9.14.0", 4, "libcudnn_graph.so.9.14.0", "runpath"),
+		 VERSION(WHEEL "/libcudnn_graph.so.9", "cudnnGetVersion", 91900),
+		 VERSION(SYS "/libcudnn.so.9.14.0", "cudnnGetVersion", 91400), FX_END, NULL);
+	ck_assert_uint_eq(d.model.nlibs, 4);
+	ck_assert_uint_eq(d.model.ncopies, 2);
+	ck_assert_uint_eq(gt_model_copies_of(&d.model, "cudnn"), 2);
+	for (i = 0; i < d.model.nlibs; i++) {
+		l = &d.model.libs[i];
+		ck_assert_uint_eq(l->copy, strncmp(l->obj->path, WHEEL, strlen(WHEEL)) == 0 ? 0 : 1);
+		ck_assert(!l->disagree);
+	}
+	ck_assert_str_eq(d.model.libs[1].api_version, "9.19.0");
+	ck_assert_str_eq(d.model.libs[1].api_from, WHEEL "/libcudnn_graph.so.9");
+	ck_assert_str_eq(d.model.libs[3].api_version, "9.14.0");
+	ck_assert_str_eq(d.model.libs[3].api_from, SYS "/libcudnn.so.9.14.0");
+	ck_assert_str_eq(d.model.libs[0].api_version, "");
+	ck_assert_str_eq(d.model.libs[2].api_version, "");
+	ck_assert_str_eq(d.model.copies[1].users, "_ctypes.so");
+	ck_assert(!d.model.copies[0].global && !d.model.copies[1].global);
+	fx_free(&d);
+}
+END_TEST
+
+/* A 9.19 front that got its graph library from another folder: one copy
+ * (the front loaded it), the front's answer goes to that graph library, and
+ * the answer and the file name disagree when the file says 9.19. */
+START_TEST(test_front_with_foreign_graph_is_one_copy)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, OPEN(WHEEL "/libcudnn.so.9"),
+		 SEARCH(2, "libcudnn_graph.so.9", WHEEL "/libcudnn.so.9"),
+		 OPEN_FOR(SYS "/libcudnn_graph.so.9.19.0", 2, "libcudnn_graph.so.9", "ld_library_path"),
+		 VERSION(WHEEL "/libcudnn.so.9", "cudnnGetVersion", 91400), FX_END, NULL);
+	ck_assert_uint_eq(d.model.ncopies, 1);
+	ck_assert_str_eq(d.model.libs[1].api_version, "9.14.0");
+	ck_assert_str_eq(d.model.libs[1].file_version, "9.19.0");
+	ck_assert(d.model.libs[1].disagree);
+	fx_free(&d);
+}
+END_TEST
+
+/* A library named in LD_PRELOAD is found by "preload", whatever path rule
+ * the loader used, and its copy is in the global scope. */
+START_TEST(test_preloaded_copy_is_global)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER_ENV("'LD_PRELOAD':'/x/libgputrace.so " SYS "/libcudnn.so.9.14.0'"),
+		 SEARCH(1, SYS "/libcudnn.so.9.14.0", "/usr/bin/python3.11"),
+		 OPEN_FOR(SYS "/libcudnn.so.9.14.0", 1, SYS "/libcudnn.so.9.14.0", "absolute"),
+		 SEARCH(2, "libcudnn.so.9", "/nonexistent/libtorch_cuda.so"),
+		 OPEN_FOR(WHEEL "/libcudnn.so.9", 2, "libcudnn.so.9", "rpath"), FX_END, NULL);
+	ck_assert_uint_eq(d.model.ncopies, 2);
+	ck_assert_int_eq(d.model.libs[0].found_by, GT_RULE_PRELOAD);
+	ck_assert_int_ne(d.model.libs[1].found_by, GT_RULE_PRELOAD);
+	ck_assert(d.model.copies[0].global);
+	ck_assert(!d.model.copies[1].global);
+	ck_assert_str_eq(d.model.copies[1].users, "libtorch_cuda.so");
 	fx_free(&d);
 }
 END_TEST
@@ -388,6 +497,10 @@ Suite *model_suite(void)
 	tcase_add_test(libs, test_cudnn_bare_major);
 	tcase_add_test(libs, test_no_version);
 	tcase_add_test(libs, test_cudnn_graph_takes_cudnn_answer);
+	tcase_add_test(libs, test_cudnn8_version_answered);
+	tcase_add_test(libs, test_two_copies_keep_their_answers);
+	tcase_add_test(libs, test_front_with_foreign_graph_is_one_copy);
+	tcase_add_test(libs, test_preloaded_copy_is_global);
 	tcase_add_test(libs, test_driver_versions);
 	tcase_add_test(libs, test_cublas_properties);
 	tcase_add_test(libs, test_cublaslt_and_nccl);
