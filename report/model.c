@@ -567,6 +567,25 @@ void gt_model_free(struct gt_proc_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)
+{
+	const struct gt_process *p = m->proc;
+	const struct gt_object *ob = l->obj;
+	size_t depth, i;
+
+	for (depth = 0; ob && depth < 32; depth++) {
+		if (preloaded(p, ob))
+			return ob->path;
+		if (!ob->requester)
+			break;
+		for (i = 0; i < p->nobjects && (!p->objects[i].path ||
+						strcmp(p->objects[i].path, ob->requester) != 0); i++)
+			;
+		ob = i < p->nobjects && &p->objects[i] != ob ? &p->objects[i] : NULL;
+	}
+	return NULL;
+}
+
 size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family)
 {
 	size_t k, n = 0;

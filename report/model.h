@@ -79,6 +79,10 @@ size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family);
  * "ld.so.cache", "an absolute dlopen by _ctypes.cpython-312-x86_64-linux-gnu.so" ... */
 void gt_lib_mechanism(const struct gt_lib *l, char *out, size_t cap);
 
+/* The object LD_PRELOAD put in the process that, directly or through the
+ * objects it needed, brought l in; NULL if none did. */
+const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l);
+
 /* The loaded library of a component ("cudart", "cudnn_graph", "cuda"), or NULL. */
 const struct gt_lib *gt_model_find(const struct gt_proc_model *m, const char *component);
 

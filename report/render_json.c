@@ -11,7 +11,7 @@ static json_t *str_or_null(const char *s)
 	return v ? v : json_null();
 }
 
-static json_t *lib_json(const struct gt_lib *l)
+static json_t *lib_json(const struct gt_proc_model *m, const struct gt_lib *l)
 {
 	json_t *o = json_object(), *v = json_object(), *pkg = json_null();
 
@@ -28,7 +28,14 @@ static json_t *lib_json(const struct gt_lib *l)
 		json_object_set_new(v, "file", json_string(l->file_version));
 	if (l->package_version[0])
 		json_object_set_new(v, "package", json_string(l->package_version));
+	/* The object whose call gave the answer, when it is not this one (cuDNN
+	 * 9's front forwards to the graph library it loaded). */
+	if (l->api_from && strcmp(l->api_from, l->obj->path) != 0)
+		gt_evidence_str(v, "api_from", l->api_from);
 	json_object_set_new(o, "versions", v);
+	if (l->disagree)
+		json_object_set_new(o, "versions_disagree", json_true());
+	json_object_set_new(o, "copy", json_integer(m->copies[l->copy].number));
 	json_object_set_new(o, "found_by", str_or_null(gt_rule_name_or_null(l->found_by)));
 	json_object_set_new(o, "requester", json_null());
 	gt_evidence_str(o, "requester", l->obj->requester);
@@ -43,6 +50,29 @@ static json_t *lib_json(const struct gt_lib *l)
 	json_object_set_new(o, "package", pkg);
 	json_object_set_new(o, "ns", json_integer(l->obj->ns));
 	return o;
+}
+
+/* The copies of each family: where, how many parts, who uses them, and
+ * whether their symbols are visible to the whole process. */
+static json_t *copies_json(const struct gt_proc_model *m)
+{
+	json_t *arr = json_array();
+	size_t k;
+
+	for (k = 0; k < m->ncopies; k++) {
+		const struct gt_copy *c = &m->copies[k];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "family", json_string(c->family));
+		json_object_set_new(o, "copy", json_integer(c->number));
+		gt_evidence_str(o, "folder", c->folder);
+		json_object_set_new(o, "parts", json_integer((json_int_t)c->nparts));
+		json_object_set_new(o, "scope", json_string(c->global ? "global" : "local"));
+		json_object_set_new(o, "ns", json_integer(c->ns));
+		gt_evidence_str(o, "users", c->users);
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 static json_t *failed_loads_json(const struct gt_process *p)
@@ -122,8 +152,9 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 	if (p->last_line_cut)
 		json_object_set_new(o, "last_line_cut", json_true());
 	for (i = 0; i < m->nlibs; i++)
-		json_array_append_new(libs, lib_json(&m->libs[i]));
+		json_array_append_new(libs, lib_json(m, &m->libs[i]));
 	json_object_set_new(o, "libraries", libs);
+	json_object_set_new(o, "copies", copies_json(m));
 	json_object_set_new(o, "failed_loads", failed_loads_json(p));
 	json_object_set_new(o, "api", api_json(p));
 	json_object_set_new(allocs, "peak_bytes", json_integer(p->peak_bytes));

@@ -38,7 +38,7 @@ static long binding_copy(const struct gt_proc_model *m, const char *family)
 	return -1;
 }
 
-static void scope_words(const struct gt_copy *c, char *out, size_t cap)
+static void scope_words(const struct gt_proc_model *m, const struct gt_copy *c, char *out, size_t cap)
 {
 	char mech[1024];
 
@@ -49,6 +49,9 @@ static void scope_words(const struct gt_copy *c, char *out, size_t cap)
 	}
 	if (c->global_part->found_by == GT_RULE_PRELOAD)
 		snprintf(out, cap, "in the global scope (LD_PRELOAD)");
+	else if (gt_model_preloaded_root(m, c->global_part))
+		snprintf(out, cap, "in the global scope (needed by %s, which LD_PRELOAD put there)",
+			 gt_model_preloaded_root(m, c->global_part));
 	else if (c->global_part->obj->startup)
 		snprintf(out, cap, "in the global scope (loaded with the program at start-up)");
 	else {
@@ -67,7 +70,7 @@ static void add_copy_evidence(struct gt_finding *f, const struct gt_proc_model *
 	bool users = c->users[0] && !(req && strcmp(req + 1, c->users) == 0);
 	json_t *e;
 
-	scope_words(c, scope, sizeof(scope));
+	scope_words(m, c, scope, sizeof(scope));
 	gt_lib_mechanism(l, mech, sizeof(mech));
 	if (l->has_package)
 		snprintf(pkg, sizeof(pkg), ", %s:%s %s", l->package.manager, l->package.name, l->package.version);
@@ -85,6 +88,7 @@ static void add_copy_evidence(struct gt_finding *f, const struct gt_proc_model *
 static void write_fix(const struct gt_proc_model *m, long binding, char *fix, size_t cap)
 {
 	const struct gt_copy *c;
+	const char *root;
 	char mech[1024];
 
 	if (binding < 0) {
@@ -95,10 +99,11 @@ static void write_fix(const struct gt_proc_model *m, long binding, char *fix, si
 	}
 	c = &m->copies[binding];
 	gt_lib_mechanism(c->global_part, mech, sizeof(mech));
-	if (c->global_part->found_by == GT_RULE_PRELOAD)
-		snprintf(fix, cap, "Take %s out of LD_PRELOAD: a preloaded copy binds the calls of every "
-			 "other library of the process, so code built for the other copy runs against it.",
-			 c->global_part->obj->path);
+	root = gt_model_preloaded_root(m, c->global_part);
+	if (root)
+		snprintf(fix, cap, "Take %s out of LD_PRELOAD: a preloaded copy (and what it needs) binds "
+			 "the calls of every other library of the process, so code built for the other "
+			 "copy runs against it.", root);
 	else
 		snprintf(fix, cap, "Copy %d (%s) is in the global scope, through %s: its symbols bind the "
 			 "other copy's calls. Load one install for the whole process, or load the "

@@ -576,6 +576,80 @@ START_TEST(test_duplicate_library_not_for_one_file)
 }
 END_TEST
 
+/* Two complete copies, each consistent with itself: one duplicate-library
+ * (a warning while neither is in the global scope), never mixed-versions. */
+#define WHEEL "/nonexistent/nvidia/cudnn/lib"
+#define SYS "/nonexistent/x86_64-linux-gnu"
+#define TWO_COPIES                                                                             \
+	SEARCH(1, WHEEL "/libcudnn.so.9", "/usr/lib/_ctypes.so"),                              \
+		OPEN_BY(WHEEL "/libcudnn.so.9", 1, WHEEL "/libcudnn.so.9", "absolute"),        \
+		SEARCH(2, "libcudnn_graph.so.9", WHEEL "/libcudnn.so.9"),                      \
+		OPEN_BY(WHEEL "/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "runpath"),    \
+		SEARCH(3, SYS "/libcudnn.so.9.14.0", "/usr/lib/_ctypes.so"),                   \
+		OPEN_BY(SYS "/libcudnn.so.9.14.0", 3, SYS "/libcudnn.so.9.14.0", "absolute"),  \
+		SEARCH(4, "libcudnn_graph.so.9.14.0", SYS "/libcudnn.so.9.14.0"),              \
+		OPEN_BY(SYS "/libcudnn_graph.so.9.14.0", 4, "libcudnn_graph.so.9.14.0", "runpath"), \
+		VERSION(WHEEL "/libcudnn_graph.so.9", "cudnnGetVersion", 91900),               \
+		VERSION(SYS "/libcudnn.so.9.14.0", "cudnnGetVersion", 91400)
+
+START_TEST(test_duplicate_library_two_local_copies)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, TWO_COPIES, FX_END, NULL);
+	f = must_find(&d, "duplicate-library", GT_SEV_WARNING);
+	ck_assert_uint_eq(fx_count(&d, "duplicate-library"), 1);
+	ck_assert_uint_eq(json_array_size(f->evidence), 2);
+	ck_assert(fx_evidence_has(f, "scope", "local"));
+	ck_assert(!fx_evidence_has(f, "scope", "global"));
+	must_not_find(&d, "mixed-versions");
+	fx_free(&d);
+}
+END_TEST
+
+/* A copy that the exit's global-scope lookup found binds the other's calls. */
+START_TEST(test_duplicate_library_global_copy_is_an_error)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, TWO_COPIES,
+		    "{'ev':'global','t_us':9,'fn':'cudnnGetVersion','lib':'" SYS "/libcudnn.so.9.14.0'}",
+		    FX_END, NULL);
+	f = must_find(&d, "duplicate-library", GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "scope", "global"));
+	assert_contains(f->fix, "global scope");
+	fx_free(&d);
+
+	/* copies in different namespaces cannot bind each other: a warning */
+	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudart.so.13"),
+		    "{'ev':'open','t_us':1,'path':'/nonexistent/b/libcudart.so.13','ns':1}",
+		    "{'ev':'global','t_us':9,'fn':'cudaRuntimeGetVersion','lib':'/nonexistent/a/libcudart.so.13'}",
+		    FX_END, NULL);
+	must_find(&d, "duplicate-library", GT_SEV_WARNING);
+	fx_free(&d);
+}
+END_TEST
+
+/* One copy whose graph library is another release: mixed, not duplicate. */
+START_TEST(test_mixed_versions_within_one_copy_only)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, TWO_COPIES, SEARCH(5, "libcudnn_ops.so.9", WHEEL "/libcudnn.so.9"),
+		    OPEN_BY("/nonexistent/old/libcudnn_ops.so.9.1.0", 5, "libcudnn_ops.so.9", "ld_library_path"),
+		    FX_END, NULL);
+	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	ck_assert_uint_eq(fx_count(&d, "mixed-versions"), 1);
+	assert_contains(f->summary, "in one copy (copy 1 of 2)");
+	assert_contains(f->fix, "remove /nonexistent/old from LD_LIBRARY_PATH");
+	ck_assert(!fx_evidence_has(f, "path", SYS "/libcudnn.so.9.14.0"));
+	fx_free(&d);
+}
+END_TEST
+
 /* ---- shadowed-library ---- */
 
 /* A framework library whose RUNPATH ($ORIGIN) holds its own cuDNN, and a
@@ -730,7 +804,73 @@ START_TEST(test_out_of_memory_not_for_other_status)
 }
 END_TEST
 
+/* ---- fork-after-init ---- */
+
+#define FORK_HEADER                                                                        \
+	"{'ev':'header','format':'gputrace-trace','version':1,'source':'preload',"        \
+	"'pid':4243,'start_ticks':1000,'ppid':4242,'host':'node7','fork':true,"           \
+	"'parent_cuda':'cuInit','image':'00000000000000a1','t_us':1700000000000000,"      \
+	"'exe':'/usr/bin/python3.11','argv':['python3','train.py'],'env':{}}"
+
+START_TEST(test_fork_after_init)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FORK_HEADER,
+		    "{'ev':'alloc_fail','t_us':3,'tid':4243,'fn':'cudaMalloc','size':64,'status':3,"
+		    "'status_name':'cudaErrorInitializationError','nth':1}", NULL);
+	f = must_find(&d, "fork-after-init", GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "parent_call", "cuInit"));
+	fx_free(&d);
+
+	fx_diagnose(&d, FORK_HEADER, CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"), NULL);
+	must_find(&d, "fork-after-init", GT_SEV_WARNING);
+	fx_free(&d);
+
+	/* a child that never calls CUDA (a DataLoader worker) is fine */
+	fx_diagnose(&d, FORK_HEADER, OPEN(CUDART), NULL);
+	must_not_find(&d, "fork-after-init");
+	fx_free(&d);
+}
+END_TEST
+
 /* ---- crashed ---- */
+
+/* Ctrl-C, a launcher's SIGTERM, a closed terminal: stopped, not crashed. */
+START_TEST(test_crashed_not_when_stopped)
+{
+	struct fx_diag d;
+	int sigs[] = { 2, 15, 1 };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char reaped[128];
+
+		snprintf(reaped, sizeof(reaped), "{'ev':'reaped','pid':4242,'signal':%d}", sigs[i]);
+		fx_diagnose(&d, FX_HEADER, OPEN(CUDART), reaped, NULL);
+		must_not_find(&d, "crashed");
+		ck_assert(d.model.stopped);
+		ck_assert(gt_model_failed(&d.model));
+		fx_free(&d);
+	}
+}
+END_TEST
+
+/* gputrace's own library is in every traced process: never a suspect. */
+START_TEST(test_crashed_never_names_gputrace)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN("/usr/lib/gputrace/libgputrace.so"), OPEN("/lib/x86_64-linux-gnu/libm.so.6"),
+		    "{'ev':'reaped','pid':4242,'signal':11}", NULL);
+	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	ck_assert(!fx_evidence_has(f, "path", "/usr/lib/gputrace/libgputrace.so"));
+	ck_assert(fx_evidence_has(f, "path", "/lib/x86_64-linux-gnu/libm.so.6"));
+	fx_free(&d);
+}
+END_TEST
 
 START_TEST(test_crashed_by_signal)
 {
@@ -881,7 +1021,7 @@ Suite *rules_suite(void)
 	Suite *s = suite_create("rules");
 	struct {
 		const char *name;
-		const TTest *tests[6];
+		const TTest *tests[8];
 	} cases[] = {
 		{ "healthy", { test_healthy_process_has_no_finding } },
 		{ "driver_missing", { test_driver_missing_from_search, test_driver_missing_from_status_35,
@@ -899,14 +1039,19 @@ Suite *rules_suite(void)
 					 test_library_not_found_not_for_driver_ours_or_others } },
 		{ "mixed_versions", { test_mixed_versions_cudnn_files, test_mixed_versions_cudnn_answer,
 				      test_mixed_versions_cublas, test_mixed_versions_not_for_one_release } },
-		{ "duplicate_library", { test_duplicate_library, test_duplicate_library_not_for_one_file } },
+		{ "duplicate_library", { test_duplicate_library, test_duplicate_library_not_for_one_file,
+					 test_duplicate_library_two_local_copies,
+					 test_duplicate_library_global_copy_is_an_error,
+					 test_mixed_versions_within_one_copy_only } },
+		{ "fork_after_init", { test_fork_after_init } },
 		{ "shadowed_library", { test_shadowed_library, test_shadowed_library_not_when_bundled_taken,
 					test_shadowed_library_not_without_bundled_copy } },
 		{ "cuda_major_mismatch", { test_cuda_major_mismatch_two_runtimes, test_cuda_major_mismatch_built_for_other,
 					   test_cuda_major_mismatch_not_for_one_major } },
 		{ "out_of_memory", { test_out_of_memory, test_out_of_memory_not_for_other_status } },
 		{ "crashed", { test_crashed_by_signal, test_crashed_no_end, test_crashed_fork_child_after_exec,
-			       test_crashed_not_after_exit, test_crashed_not_for_fork_child } },
+			       test_crashed_not_after_exit, test_crashed_not_for_fork_child,
+			       test_crashed_not_when_stopped, test_crashed_never_names_gputrace } },
 		{ "init_failed", { test_init_failed_with_cause, test_init_failed_without_cause,
 				   test_init_failed_not_on_success } },
 	};
