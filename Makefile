@@ -1,17 +1,38 @@
-# gputrace: plain Makefile. `make` builds build/gputrace and build/libgputrace.so;
-# `make check` builds and runs every test; `make doctor` runs the GPU checks.
+# gputrace: plain Makefile. `make` builds the release build/gputrace and
+# build/libgputrace.so; `make check` builds the command and the tests with
+# sanitizers in build/check and runs every test; `make asan` is that build
+# alone (build/asan); `make install`, `make uninstall`, `make deb`;
+# `make doctor` runs the GPU checks.
 BUILD ?= build
 CC ?= cc
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (GNU conventions): what the
+# build needs is added beside them, never through them, so `make CFLAGS=-O0`
+# keeps -fPIC and -fvisibility=hidden on the library.
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
+# The one place the version is written (gputrace --version, man pages, .deb).
+VERSION := $(shell cat VERSION)
 # Headers are named from the repository root ("common/jline.h"), the
 # contract's from include/ ("gputrace/trace_format.h").
-CPPFLAGS += -I. -Iinclude -MMD -MP
-# Sanitizers for the command, the report and the tests; never in libgputrace.so.
-SAN ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ALL_CPPFLAGS = -I. -Iinclude -MMD -MP $(CPPFLAGS)
+# Sanitizers for the command and the tests, never in libgputrace.so (it lives
+# in other people's processes) and never in the release: SAN is empty unless
+# asked for; `make check` and `make asan` ask for SAN_FLAGS.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN ?=
+
+# Every object depends on the flags it was built with, so that another SAN or
+# CFLAGS (or a tree built when `make` still meant sanitizers) rebuilds it
+# instead of linking release and sanitized objects together.
+BUILD_FLAGS := $(CC) | $(CFLAGS) | $(CPPFLAGS) | $(SAN) | $(LDFLAGS) | $(WARN)
+BUILD_FLAGS_FILE := $(BUILD)/flags.txt
+ifneq ($(file < $(BUILD_FLAGS_FILE)),$(BUILD_FLAGS))
+$(shell mkdir -p $(BUILD))
+$(file > $(BUILD_FLAGS_FILE),$(BUILD_FLAGS))
+endif
 
 # Folders by where code runs (doc/design-notes.md, Layout): common/ is in both
 # binaries; audit/ and preload/ only in the library; host/, report/ and cmd/
@@ -21,8 +42,14 @@ COMMON_SRC := $(wildcard common/*.c)
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all check check-fresh clean doctor deps
-all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe
+.PHONY: all asan check test check-fresh clean doctor deps install uninstall deb
+all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe $(BUILD)/torch_doctor.py
+
+# The framework checks' script sits next to the command in the build tree,
+# as in ../lib/gputrace/ of an installed one (cmd/doctor.c looks in both).
+$(BUILD)/torch_doctor.py: probe/torch_doctor.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # Debian packages the build and the tests need (root; idempotent).
 deps:
@@ -37,18 +64,18 @@ check-fresh:
 doctor: all
 	$(BUILD)/gputrace doctor
 
-$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/common/status_names.o
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/common/status_names.o $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $(filter %.c %.o,$^)
+	$(CC) $(ALL_CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c %.o,$^)
 
 # The library lives in other people's processes: hidden symbols, no undefined
 # ones, and no libraries beyond libc (libgcc linked statically).
-$(BUILD)/lib/%.o: %.c
+$(BUILD)/lib/%.o: %.c $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -c $< -o $@
 
 $(BUILD)/libgputrace.so: $(LIB_OBJ) libgputrace.map
-	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--no-undefined -Wl,-z,now -Wl,-z,relro \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LIB_OBJ) -Wl,--no-undefined -Wl,-z,now -Wl,-z,relro \
 		-Wl,--version-script=libgputrace.map -static-libgcc -Wl,--as-needed
 
 clean:
@@ -56,19 +83,23 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# The command: launcher, reader and summary, with sanitizers unless SAN= is given.
+# The command: launcher, reader and summary (with sanitizers only when SAN says so).
 CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard report/*.c) $(wildcard report/rules/*.c) \
 	$(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf
 
-$(BUILD)/cmd/%.o: %.c
+$(BUILD)/cmd/%.o: %.c $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SAN) -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(CFLAGS) $(WARN) $(SAN) -c $< -o $@
+
+# main.o alone carries the version, so a new VERSION rebuilds it.
+$(BUILD)/cmd/cmd/main.o: ALL_CPPFLAGS += -DGPUTRACE_VERSION='"$(VERSION)"'
+$(BUILD)/cmd/cmd/main.o: VERSION
 
 $(BUILD)/gputrace: $(CMD_OBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(LDLIBS)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -76,7 +107,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/cmd/main.
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk
@@ -122,7 +153,103 @@ $(BUILD)/tests/static_cudart: tests/progs_cuda/static_cudart.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -o $@ $<
 
-check: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
+# The tests run on a sanitizer build of their own (CHECK_BUILD), so that the
+# release objects of $(BUILD) are never mixed with sanitized ones.
+# `make check CHECK_SAN=` tests a build without sanitizers.
+CHECK_BUILD ?= $(BUILD)/check
+CHECK_SAN ?= $(SAN_FLAGS)
+check:
 	$(PYTHON) tools/check-layers.py
+	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" test
+
+# The sanitizer build of the command alone, for debugging: build/asan/gputrace.
+asan:
+	$(MAKE) BUILD=$(BUILD)/asan SAN="$(SAN_FLAGS)" all
+
+# The build's own settings, for the tests that run `make install` on it
+# (tests/e2e/test_install.py): the same settings rebuild nothing.
+TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$(LDFLAGS)' \
+	SAN='$(SAN)' WERROR='$(WERROR)' BUILD='$(abspath $(BUILD))'
+
+# What `make check` runs, in whatever build BUILD and SAN name.
+test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
 	$(BUILD)/unit_tests
-	BUILD=$(abspath $(BUILD)) $(PYTHON) -m unittest discover -s tests/e2e -t . -v
+	BUILD=$(abspath $(BUILD)) GPUTRACE_MAKE_VARS="$(TEST_MAKE_VARS)" \
+		$(PYTHON) -m unittest discover -s tests/e2e -t . -v
+
+# ---- install: the usual layout under $(DESTDIR)$(PREFIX). The command finds
+# its library, probe and framework script in ../lib/gputrace/ from its own
+# path (/proc/self/exe), so the tree can be moved as a whole.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+PKGLIBDIR ?= $(PREFIX)/lib/gputrace
+MANDIR ?= $(PREFIX)/share/man
+BASH_COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPDIR ?= $(PREFIX)/share/zsh/site-functions
+INSTALL ?= install
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+# Every file install writes, for uninstall (the man pages as installed).
+INSTALLED = $(BINDIR)/gputrace $(PKGLIBDIR)/libgputrace.so $(PKGLIBDIR)/gputrace-probe \
+	$(PKGLIBDIR)/torch_doctor.py $(BASH_COMPDIR)/gputrace $(ZSH_COMPDIR)/_gputrace \
+	$(MAN1:man/%=$(MANDIR)/man1/%$(MANSUFFIX)) $(MAN5:man/%=$(MANDIR)/man5/%$(MANSUFFIX))
+
+# The man pages carry the version of VERSION, whatever their .TH line says.
+INSTALL_MAN_SED := 's/^\(\.TH .*\)"gputrace [0-9][^"]*"/\1"gputrace $(VERSION)"/'
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/gputrace $(DESTDIR)$(BINDIR)/gputrace
+	$(INSTALL) -m 644 $(BUILD)/libgputrace.so $(DESTDIR)$(PKGLIBDIR)/libgputrace.so
+	$(INSTALL) -m 755 $(BUILD)/gputrace-probe $(DESTDIR)$(PKGLIBDIR)/gputrace-probe
+	$(INSTALL) -m 644 $(BUILD)/torch_doctor.py $(DESTDIR)$(PKGLIBDIR)/torch_doctor.py
+	$(INSTALL) -m 644 completions/gputrace.bash $(DESTDIR)$(BASH_COMPDIR)/gputrace
+	$(INSTALL) -m 644 completions/_gputrace $(DESTDIR)$(ZSH_COMPDIR)/_gputrace
+	for m in $(MAN1) $(MAN5); do \
+		d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
+		sed $(INSTALL_MAN_SED) $$m > $$d/$${m##*/} && chmod 644 $$d/$${m##*/} || exit 1; \
+		[ -z "$(MANSUFFIX)" ] || gzip -9nf $$d/$${m##*/} || exit 1; \
+	done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+
+# ---- the Debian package: the release build with Debian's build flags,
+# staged by `make install`, the dependencies worked out by dpkg-shlibdeps
+# from the binaries themselves, packed by dpkg-deb.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB := gputrace_$(VERSION)_$(DEB_ARCH).deb
+DEB_BUILD := $(BUILD)/deb
+DEB_ROOT := $(DEB_BUILD)/root
+DEB_MAINTAINER ?= the gputrace authors <gputrace@example.org>
+deb: $(DEB)
+$(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in FORCE
+	rm -rf $(DEB_BUILD)
+	$(MAKE) BUILD=$(DEB_BUILD)/build SAN= CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
+		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+		install DESTDIR=$(abspath $(DEB_ROOT)) PREFIX=/usr MANSUFFIX=.gz \
+		ZSH_COMPDIR=/usr/share/zsh/vendor-completions
+	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/gputrace \
+		$(DEB_ROOT)/usr/lib/gputrace/gputrace-probe
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+		$(DEB_ROOT)/usr/lib/gputrace/libgputrace.so
+	install -d $(DEB_ROOT)/DEBIAN $(DEB_ROOT)/usr/share/doc/gputrace $(DEB_BUILD)/debian
+	install -m 644 packaging/copyright $(DEB_ROOT)/usr/share/doc/gputrace/copyright
+	d=$$(date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s)) && \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' -e "s/@DATE@/$$d/" \
+		packaging/changelog.in | gzip -9n > $(DEB_ROOT)/usr/share/doc/gputrace/changelog.gz
+	chmod 644 $(DEB_ROOT)/usr/share/doc/gputrace/changelog.gz
+	printf 'Source: gputrace\n\nPackage: gputrace\nArchitecture: any\n' > $(DEB_BUILD)/debian/control
+	cd $(DEB_BUILD) && dpkg-shlibdeps -O -e root/usr/bin/gputrace \
+		-e root/usr/lib/gputrace/gputrace-probe -e root/usr/lib/gputrace/libgputrace.so \
+		> substvars
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' -e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' \
+		-e "s/@DEPENDS@/$$(sed -n 's/^shlibs:Depends=//p' $(DEB_BUILD)/substvars)/" \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)/" \
+		packaging/control.in > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) $@
+
+.PHONY: FORCE
+FORCE:

@@ -4,16 +4,17 @@
 #ifndef GPUTRACE_CMD_H
 #define GPUTRACE_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
-/* `gputrace report [--json|--tree] PATH...` */
+/* `gputrace report [--json|--tree] [--color=WHEN] PATH...` */
 int cmd_report_main(int argc, char **argv);
-/* `gputrace scan [--json] [--for FILE] [ROOT...]` */
+/* `gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]` */
 int cmd_scan_main(int argc, char **argv);
-/* `gputrace doctor [--json] [--python PATH]` */
+/* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 
 /* The diagnosis `gputrace COMMAND` prints when the command exits. */
-void cmd_report_after_run(const char *dir, FILE *out);
+void cmd_report_after_run(const char *dir, FILE *out, bool color);
 
 #endif

@@ -81,7 +81,9 @@ static bool failed(const struct doctor_probe *r, const char *name)
 	return s && strcmp(s->status, "FAILED") == 0;
 }
 
-/* Next to the gputrace command, as the build and an install put it. */
+/* Next to the gputrace command (the build tree: $(BUILD)/ holds the command,
+ * the probe, the library and the script) or in ../lib/gputrace/ (an
+ * installed tree, wherever it was moved). */
 static bool beside_us(const char *rel, char *out, size_t cap)
 {
 	char self[PATH_MAX];
@@ -246,7 +248,7 @@ static void run_framework(struct doctor *d)
 	int i;
 
 	d->framework_status = -1;
-	if (!beside_us("../probe/torch_doctor.py", script, sizeof(script)) &&
+	if (!beside_us("torch_doctor.py", script, sizeof(script)) &&
 	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
 		return;
 	if (cmd_resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {

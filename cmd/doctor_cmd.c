@@ -7,13 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "cmd/doctor.h"
 #include "cmd/launch.h"
 #include "common/xalloc.h"
 #include "report/printable.h"
 
-static void print_text(struct doctor *d, const struct gt_report *rep)
+#define WHO "gputrace doctor"
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define RESET "\033[0m"
+
+/* A step's status word, red when it failed and green when ok. */
+static void print_status(const char *status, bool color)
+{
+	const char *c = !color ? "" : strcmp(status, "FAILED") == 0 ? RED : strcmp(status, "ok") == 0 ? GREEN : "";
+
+	printf("  %s%-8s%s ", c, gt_printable(status), *c ? RESET : "");
+}
+
+static void print_text(struct doctor *d, const struct gt_report *rep, bool color)
 {
 	const char *layer = cmd_doctor_first_failing_layer(&d->probe);
 	size_t i, shown = 0;
@@ -23,8 +37,9 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 	for (k = 0; k < d->probe.nsteps; k++) {
 		const struct doctor_step *s = &d->probe.steps[k];
 
-		printf("  %-8s %-9s %-18s %9.1f ms  %s\n", gt_printable(s->status), cmd_doctor_layer_of(s->name),
-		       gt_printable(s->name), s->ms, gt_printable(s->detail));
+		print_status(s->status, color);
+		printf("%-9s %-18s %9.1f ms  %s\n", cmd_doctor_layer_of(s->name), gt_printable(s->name), s->ms,
+		       gt_printable(s->detail));
 	}
 	for (k = 0; k < d->probe.nlibs; k++)
 		printf("  tested %-8s %s\n", gt_printable(d->probe.libs[k][0]), gt_printable(d->probe.libs[k][1]));
@@ -36,7 +51,7 @@ static void print_text(struct doctor *d, const struct gt_report *rep)
 		printf("\nthe first layer that fails: %s\n", layer);
 		for (i = 0; rep && i < rep->findings.n; i++)
 			if (rep->findings.v[i].severity >= GT_SEV_WARNING) {
-				gt_render_finding(stdout, rep, &rep->findings.v[i], false);
+				gt_render_finding(stdout, rep, &rep->findings.v[i], color);
 				shown++;
 			}
 		if (!shown)
@@ -90,14 +105,30 @@ static void print_json(struct doctor *d, const struct gt_report *rep)
 	json_decref(o);
 }
 
+static void doctor_usage(void)
+{
+	fputs("usage: gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"
+	      "Checks the GPU chain step by step: driver, runtime, devices, device memory,\n"
+	      "cuBLAS, cuDNN, then PyTorch through the interpreter.\n"
+	      "  --json         one JSON object for scripts\n"
+	      "  --python PATH  the interpreter of the framework steps (default: python3 on PATH)\n"
+	      "  --color=WHEN   auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
+	      "                 always or never\n"
+	      "  -h, --help     this help\n"
+	      "Exit status: 0 every step ran, 1 a step failed, 2 bad usage.\n", stdout);
+}
+
 int cmd_doctor_main(int argc, char **argv)
 {
+	enum { OPT_COLOR = 256 };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "python", required_argument, NULL, 'p' },
+		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum cmd_color color = CMD_COLOR_AUTO;
 	struct doctor *d;
 	char python[PATH_MAX];
 	const char *interp = NULL;
@@ -105,25 +136,27 @@ int cmd_doctor_main(int argc, char **argv)
 	int c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			puts("usage: gputrace doctor [--json] [--python PATH]");
+			doctor_usage();
 			return 0;
 		}
 		if (c == 'j')
 			json = true;
 		else if (c == 'p')
 			interp = optarg;
-		else
-			return 2;
+		else if (c != OPT_COLOR)
+			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
+		else if (!cmd_parse_color(optarg, &color))
+			return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--color=%s: say auto, always or never",
+					       optarg);
 	}
-	if (optind < argc) {
-		fprintf(stderr, "gputrace doctor: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (optind < argc)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (interp && (c = cmd_resolve_command(interp, python, sizeof(python))) != 0) {
-		fprintf(stderr, "gputrace doctor: --python %s: %s\n", interp, strerror(c));
-		return 2;
+		fprintf(stderr, WHO ": --python %s: %s\n", interp, strerror(c));
+		return CMD_EXIT_USAGE;
 	}
 	d = gt_xcalloc(1, sizeof(*d));
 	d->python = interp;
@@ -135,7 +168,7 @@ int cmd_doctor_main(int argc, char **argv)
 	if (json)
 		print_json(d, d->have_report ? &d->report : NULL);
 	else
-		print_text(d, d->have_report ? &d->report : NULL);
+		print_text(d, d->have_report ? &d->report : NULL, cmd_color_on(color, stdout));
 	status = cmd_doctor_first_failing_layer(&d->probe) ? 1 : 0;
 	cmd_doctor_free(d);
 	free(d);

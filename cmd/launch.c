@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "report/trace_read.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -303,14 +304,14 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
 		fprintf(stderr, LOG_PREFIX "pipe: %s\n", strerror(errno));
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
 	}
 	install_forwarding();
 	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, LOG_PREFIX "fork: %s\n", strerror(errno));
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
@@ -333,7 +334,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 		return e == ENOENT ? 127 : 126;
 	}
 	if (w < 0)
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
 	*child = pid;
 	*wstatus_out = wstatus;
 	return status_of(wstatus);
@@ -414,7 +415,7 @@ static bool trusted_folder(const char *path)
 		return false;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, LOG_PREFIX "%s is not a folder\n", path);
+		fprintf(stderr, LOG_PREFIX "%s: not a directory\n", path);
 		return false;
 	}
 	if (st.st_uid != geteuid()) {
@@ -520,14 +521,14 @@ static void save_report(const char *dir)
 		fprintf(stderr, LOG_PREFIX "cannot write %s: %s\n", path, strerror(errno));
 		return;
 	}
-	cmd_report_after_run(dir, f);
+	cmd_report_after_run(dir, f, false);
 	fclose(f);
 }
 
 /* The diagnosis at exit runs in a child of its own: whatever happens in it
  * (a trace that crashes the reader, memory, a signal), gputrace still exits
  * with the command's status. */
-static void diagnose_apart(const char *dir, bool print, bool keep)
+static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
 {
 	pid_t pid;
 	int st;
@@ -540,7 +541,7 @@ static void diagnose_apart(const char *dir, bool print, bool keep)
 	}
 	if (pid == 0) {
 		if (print)
-			cmd_report_after_run(dir, stderr);
+			cmd_report_after_run(dir, stderr, color);
 		if (keep)
 			save_report(dir);
 		fflush(NULL);
@@ -551,6 +552,34 @@ static void diagnose_apart(const char *dir, bool print, bool keep)
 	if (WIFSIGNALED(st))
 		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
 			WTERMSIG(st), dir);
+}
+
+/* Traces of an earlier run left in DIR would join this run's diagnosis
+ * silently ("42 processes"), so -o DIR must be empty of them unless --append
+ * says to add to them (ranks of one job share a folder: they always add). Only
+ * regular files named like traces count, as the reader takes no others. */
+static bool refuse_old_traces(const char *dir, const char *as_given)
+{
+	size_t n = 0, len;
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;  /* prepare_out_dir has just checked it: let the run say */
+	while ((e = readdir(d)) != NULL) {
+		len = strlen(e->d_name);
+		if (len > 6 && strcmp(e->d_name + len - 6, ".jsonl") == 0 &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			n++;
+	}
+	closedir(d);
+	if (!n)
+		return false;
+	fprintf(stderr, LOG_PREFIX "%s already holds %zu trace file%s of an earlier run; use an empty "
+		"or new folder, or --append to add this run's traces to them\n", as_given, n,
+		n == 1 ? "" : "s");
+	return true;
 }
 
 int cmd_launch_traced(const struct cmd_launch_opts *o)
@@ -566,15 +595,17 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
 			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
 	}
 	err = cmd_resolve_command(o->argv[0], cmd, sizeof(cmd));
 	if (err == 0 && (why = cmd_untraceable_reason(cmd)) != NULL)
 		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
 	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
+	if (o->out_dir && !o->append && !launched_as_rank() && refuse_old_traces(dir, o->out_dir))
+		return CMD_EXIT_OWN_FAILURE;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
-		return 127;
+		return CMD_EXIT_OWN_FAILURE;
 	status = run_command(o->argv, &child, &wstatus);
 	record_reaped(dir, child, wstatus);
 	/* A folder of our own making that nothing was written to goes again
@@ -590,7 +621,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return status;
 	}
 	if (!o->quiet || o->out_dir)
-		diagnose_apart(dir, !o->quiet, o->out_dir != NULL);
+		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, cmd_color_on(o->color, stderr));
 	return status;
 }
 

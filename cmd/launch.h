@@ -5,9 +5,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cmd/cli.h"
+
 struct cmd_launch_opts {
 	const char *out_dir;   /* -o DIR, or NULL for a fresh temporary folder */
 	bool quiet;            /* -q: no summary at exit */
+	bool append;           /* --append: out_dir may hold traces already */
+	enum cmd_color color;  /* --color: of the summary at exit */
 	char *const *argv;     /* the command and its arguments */
 };
 

@@ -1,12 +1,15 @@
 /* gputrace: the command. Traces a program's CUDA library loading, and hosts the
  * report, scan and doctor subcommands. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "cmd/launch.h"
 
@@ -14,64 +17,68 @@
 #define GPUTRACE_VERSION "0.1.0"
 #endif
 
-/* In sanitizer builds (the default of `make`, for the tests): a user's own
- * LD_PRELOAD (jemalloc, say) must not stop gputrace before it starts. The
- * runtime asks for this function; other builds never call it. */
+/* In sanitizer builds (`make check`, `make asan`): a user's own LD_PRELOAD
+ * (jemalloc, say) must not stop gputrace before it starts. The runtime asks
+ * for this function; other builds never call it. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
 	return "verify_asan_link_order=0";
 }
 
-static void usage(FILE *f)
+static void usage(void)
 {
-	fputs("usage: gputrace [-o DIR] [-q] [--] COMMAND [ARG...]\n"
-	      "       gputrace report [--json | --tree] PATH...\n"
-	      "       gputrace scan [--json] [--for FILE] [ROOT...]\n"
-	      "       gputrace doctor [--json] [--python PATH]\n"
+	fputs("usage: gputrace [-o DIR [--append]] [-q] [--color=WHEN] [--] COMMAND [ARG...]\n"
+	      "       gputrace report [--json | --tree] [--color=WHEN] PATH...\n"
+	      "       gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
+	      "       gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
 	      "which CUDA library files it loads and why, and lists them when it exits.\n"
+	      "Options must come before COMMAND: what follows it is COMMAND's own.\n"
 	      "\n"
-	      "  -o DIR     write the traces into DIR (default: $GPUTRACE_DIR, else a new\n"
-	      "             folder under ${TMPDIR:-/tmp})\n"
-	      "  -q         print nothing of gputrace's own at exit\n"
-	      "  -h, --help     this help\n"
-	      "  -V, --version  the version\n"
+	      "  -o, --output=DIR  write the traces into DIR (default: $GPUTRACE_DIR, else a\n"
+	      "                    new folder under ${TMPDIR:-/tmp}); a DIR that holds traces\n"
+	      "                    already is refused\n"
+	      "      --append      add this run's traces to those already in DIR\n"
+	      "  -q, --quiet       print nothing of gputrace's own at exit\n"
+	      "      --color=WHEN  colour the diagnosis: auto (default), always or never\n"
+	      "  -h, --help        this help\n"
+	      "  -V, --version     the version\n"
 	      "\n"
+	      "report, scan and doctor must be the first argument; each has --help.\n"
 	      "Exit status: the command's own, 128+N when signal N killed it, 127 when it\n"
-	      "could not be started (126 when it is not executable).\n"
-	      "report: 0 no error found, 1 an error-level finding, 2 bad usage or input.\n"
+	      "was not found, 126 when it could not be run, 125 when gputrace itself\n"
+	      "failed (bad usage, no libgputrace.so, an unusable -o DIR).\n"
+	      "report, scan, doctor: 0 no error found, 1 an error-level finding, 2 bad\n"
+	      "usage or input.\n"
 	      "Environment: GPUTRACE_DISABLE=1 runs COMMAND untouched; GPUTRACE_LIB names\n"
-	      "libgputrace.so. See gputrace(1).\n", f);
+	      "libgputrace.so; NO_COLOR turns colour off. See gputrace(1).\n", stdout);
 }
 
-
-
-int main(int argc, char **argv)
+static int trace_main(int argc, char **argv)
 {
+	enum { OPT_APPEND = 256, OPT_COLOR };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "append", no_argument, NULL, OPT_APPEND },
+		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cmd_launch_opts o = { 0 };
-	int c;
+	char path[PATH_MAX];
+	int c, status;
 
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return cmd_report_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "scan") == 0)
-		return cmd_scan_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "doctor") == 0)
-		return cmd_doctor_main(argc - 1, argv + 1);
+	opterr = 0;
 	/* '+': stop at the first non-option, the command's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+ho:qV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:qV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		case 'V':
 			printf("gputrace %s\n", GPUTRACE_VERSION);
@@ -82,16 +89,39 @@ int main(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case OPT_APPEND:
+			o.append = true;
+			break;
+		case OPT_COLOR:
+			if (!cmd_parse_color(optarg, &o.color))
+				return cmd_usage_error("gputrace", CMD_EXIT_OWN_FAILURE,
+						       "--color=%s: say auto, always or never", optarg);
+			break;
 		default:
-			usage(stderr);
-			return 2;
+			return cmd_bad_option("gputrace", CMD_EXIT_OWN_FAILURE, c, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "gputrace: no command given\n");
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return cmd_usage_error("gputrace", CMD_EXIT_OWN_FAILURE, "no command given");
+	if (o.append && !o.out_dir)
+		return cmd_usage_error("gputrace", CMD_EXIT_OWN_FAILURE, "--append needs -o DIR");
 	o.argv = argv + optind;
-	return cmd_launch_traced(&o);
+	status = cmd_launch_traced(&o);
+	/* A subcommand is only the first word; a near miss of one that is no
+	 * program either was probably meant as the subcommand. */
+	if (status == 127 && optind == 1 && !strchr(argv[1], '/') &&
+	    cmd_resolve_command(argv[1], path, sizeof(path)) == ENOENT)
+		cmd_hint_subcommand(argv[1], argc > 2 ? argv[2] : NULL);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return cmd_report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "scan") == 0)
+		return cmd_scan_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "doctor") == 0)
+		return cmd_doctor_main(argc - 1, argv + 1);
+	return trace_main(argc, argv);
 }

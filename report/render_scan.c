@@ -90,8 +90,19 @@ static int by_component(const void *a, const void *b)
 	return c ? c : strcmp(x->path, y->path);
 }
 
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+
+static const char *severity_color(enum gt_severity sev, bool color)
+{
+	if (!color)
+		return "";
+	return sev == GT_SEV_ERROR ? RED : sev == GT_SEV_WARNING ? YELLOW : "";
+}
+
 void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr)
+			 const struct host_scan_for *fr, bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
@@ -111,13 +122,12 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 	for (i = 0; i < fs->n; i++) {
 		const struct gt_finding *x = &fs->v[i];
 
-		fprintf(f, "%-7s  %s: %s\n", gt_severity_name(x->severity), x->id, gt_printable(x->summary));
+		fprintf(f, "%s%-7s%s  %s: %s\n", severity_color(x->severity, color), gt_severity_name(x->severity),
+			color ? RESET : "", x->id, gt_printable(x->summary));
 		json_array_foreach(x->evidence, k, e)
 			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		fprintf(f, "         fix: %s\n", gt_printable(x->fix));
 	}
-	for (i = 0; i < s->nproblems; i++)
-		fprintf(f, "note: %s\n", gt_printable(s->problems[i]));
 	if (fr)
 		print_for(f, fr);
 }

@@ -4,6 +4,7 @@
 #ifndef GPUTRACE_SCAN_REPORT_H
 #define GPUTRACE_SCAN_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "host/scan.h"
@@ -15,9 +16,11 @@ void gt_scan_judge(const struct host_scan *s, struct gt_findings *out);
 /* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path. */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out);
 
-/* The listing, the findings, the notes, then --for's choices (fr may be NULL). */
+/* The listing, the findings, then --for's choices (fr may be NULL); severities
+ * coloured when color. The scan's notes (unreadable folders) are the
+ * command's to print, on stderr. */
 void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr);
+			 const struct host_scan_for *fr, bool color);
 void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
 			 const struct host_scan_for *fr);
 /* 1 when an error-level finding is present, else 0. */

@@ -248,7 +248,8 @@ class SharedFolders(unittest.TestCase):
     def test_own_report_replaced_private(self):
         outdir = os.path.join(self.base, "t")
         for _ in range(2):
-            p = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--", "true"], capture_output=True)
+            p = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--append", "--", "true"],
+                               capture_output=True)
             self.assertEqual(p.returncode, 0, p.stderr)
         st = os.lstat(os.path.join(outdir, "report.txt"))
         self.assertEqual(st.st_mode & 0o777, 0o600)

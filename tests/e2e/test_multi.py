@@ -408,7 +408,7 @@ class Hosts(MultiCase):
     """Traces of several hosts in one shared folder."""
 
     def trace_on(self, outdir, host, **env):
-        run = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--", RANK_CUDNN, PROGRAM],
+        run = subprocess.run([GPUTRACE, "-q", "-o", outdir, "--append", "--", RANK_CUDNN, PROGRAM],
                              env=clean_env(GPUTRACE_HOST=host, **env), capture_output=True,
                              timeout=120)
         self.assertEqual(run.returncode, 0, run.stderr.decode(errors="replace"))

@@ -608,9 +608,10 @@ class BadInput(ScanCase):
     def test_missing_root_and_file_for_folder(self):
         d = self.tmpdir()
         missing = os.path.join(d, "no-such-folder")
-        o = self.scan(missing, fix("system/lib"))
-        self.said_once(o, missing)
-        self.assertIsNotNone(self.copy_at(o, fix("system/lib/libcudnn.so.9")))
+        # a ROOT that does not exist is a typo, not an empty host (issue 16)
+        r = scan_raw("--json", missing, fix("system/lib"))
+        self.assertEqual((r.returncode, r.stdout), (2, b""))
+        self.assertIn(missing + ": No such file or directory", r.stderr.decode())
         # a file where LD_LIBRARY_PATH expects a folder: no crash, the rest scanned
         f = os.path.join(d, "file")
         open(f, "w").close()

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Builds the Debian package, installs it with apt, runs the installed
+# /usr/bin/gputrace (doctor, and a traced fixture program with its report),
+# removes the package and checks that its files are gone. Root; .ci/run runs
+# it after `make check` (the fixtures must be built: `make fixtures`).
+set -eu
+cd "$(dirname "$0")/.."
+say() { echo "deb-check: $*"; }
+fail() { say "FAILED: $*"; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || fail "needs root (apt-get install)"
+make -s deb
+deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
+if command -v lintian >/dev/null 2>&1; then
+	lintian --fail-on error "$deb"
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends "./$deb"
+files=$(dpkg -L gputrace | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+[ "$(command -v gputrace)" = /usr/bin/gputrace ] || fail "gputrace is not /usr/bin/gputrace"
+/usr/bin/gputrace --version | grep -qx "gputrace $(cat VERSION)" || fail "--version"
+
+# The doctor exits 1 where a step fails (no GPU here): it must have run its steps.
+set +e
+/usr/bin/gputrace doctor --color=never >build/deb/doctor.txt 2>&1
+rc=$?
+set -e
+cat build/deb/doctor.txt
+[ "$rc" -le 1 ] || fail "doctor exited $rc"
+grep -q '^gputrace doctor: the GPU chain, layer by layer' build/deb/doctor.txt || fail "doctor printed no steps"
+grep -qE '^  (ok|FAILED|skipped) +driver +driver_load ' build/deb/doctor.txt || fail "doctor ran no probe step"
+
+# A fixture traced by the installed command (library from /usr/lib/gputrace).
+out=$(mktemp -d)
+env -u LD_LIBRARY_PATH -u GPUTRACE_LIB /usr/bin/gputrace -q -o "$out/t" -- \
+	sh -c 'echo "$LD_AUDIT" >"$0"; exec "$1"' "$out/audit" build/fixtures/scenarios/sc_runpath
+grep -qx /usr/lib/gputrace/libgputrace.so "$out/audit" || fail "LD_AUDIT was $(cat "$out/audit")"
+grep -q '"path":"[^"]*/d_runpath/libsc_leaf.so"' "$out"/t/*.jsonl || fail "the trace misses the fixture's library"
+/usr/bin/gputrace report "$out/t" --json >"$out/report.json"
+/usr/bin/python3 - "$out/report.json" <<'PY' || fail "the report of the installed command is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+(p,) = d["processes"]
+assert p["exe"].endswith("/sc_runpath") and p["ended"], p
+assert not [f for f in d["findings"] if f["severity"] == "error"], d["findings"]
+PY
+rm -rf "$out"
+
+apt-get remove -y gputrace
+for f in $files; do
+	[ ! -e "$f" ] || fail "$f is still there after apt-get remove"
+done
+say "passed: $deb installed, ran, removed ($(echo "$files" | wc -l) files gone)"
