@@ -136,7 +136,7 @@ $(BUILD)/tests/real_cuda_api: tests/progs_cuda/real_cuda_api.c
 
 # Programs linked against the fake CUDA libraries of fixtures/.
 FAKE_CUDART_DIR = $(BUILD)/fixtures/cuda-13/lib64
-TEST_PROGS += $(BUILD)/tests/cuda_ops $(BUILD)/tests/dlerror_kept
+TEST_PROGS += $(patsubst tests/progs_fake/%.c,$(BUILD)/tests/%,$(wildcard tests/progs_fake/*.c))
 
 $(BUILD)/tests/%: tests/progs_fake/%.c fixtures
 	@mkdir -p $(dir $@)
