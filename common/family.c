@@ -70,6 +70,24 @@ int gt_version_major(const char *v)
 	return v && v[0] >= '0' && v[0] <= '9' ? atoi(v) : -1;
 }
 
+bool gt_same_release(const char *a, const char *b)
+{
+	int field;
+	char *ea, *eb;
+
+	if (!a || !b || !a[0] || !b[0])
+		return false;
+	for (field = 0; field < 3; field++) {
+		if (strtol(a, &ea, 10) != strtol(b, &eb, 10) || ea == a || eb == b)
+			return false;
+		if (*ea != '.' || *eb != '.')
+			return true;
+		a = ea + 1;
+		b = eb + 1;
+	}
+	return true;
+}
+
 void gt_version_key(const char *v, char *out, size_t cap)
 {
 	int dots = 0;

@@ -17,6 +17,10 @@ bool gt_classify(const char *path, struct gt_family_info *out);
 
 /* Major version of a version string ("9.19.0" -> 9), -1 if none. */
 int gt_version_major(const char *v);
+/* Two versions name one release when they agree on every field both give,
+ * three at most: "13.0" and "13.0.96" agree, "9.19.0" and "9.19.0.56" too,
+ * "9.14.0" and "9.19.0" do not. Empty strings agree with nothing. */
+bool gt_same_release(const char *a, const char *b);
 /* "9.19.0.56" -> "9.19.0": versions compared on three fields at most. */
 void gt_version_key(const char *v, char *out, size_t cap);
 

@@ -97,13 +97,22 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 
 /* Field 22 of /proc/self/stat: when the process started, in clock ticks since
  * boot. With the pid it names one process on this host for all time. */
-static unsigned long long process_start_ticks(void)
+unsigned long long gt_start_ticks_of(long pid)
 {
-	char buf[1024];
+	char buf[1024], path[64] = "/proc/self/stat", digits[24];
 	const char *p;
-	int field;
+	int field, n = 0;
 
-	if (read_small("/proc/self/stat", buf, sizeof(buf)) <= 0)
+	/* No stdio here (this file is in the library): "/proc/" PID "/stat". */
+	for (; pid > 0 && n < (int)sizeof(digits); pid /= 10)
+		digits[n++] = (char)('0' + pid % 10);
+	if (n) {
+		memcpy(path, "/proc/", 6);
+		for (field = 0; field < n; field++)
+			path[6 + field] = digits[n - 1 - field];
+		memcpy(path + 6 + n, "/stat", 6);
+	}
+	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');
 	if (!p)
@@ -113,6 +122,11 @@ static unsigned long long process_start_ticks(void)
 		if (*p == ' ')
 			field++;
 	return strtoull(p, NULL, 10);
+}
+
+static unsigned long long process_start_ticks(void)
+{
+	return gt_start_ticks_of(0);
 }
 
 void gt_host_name(char *out, size_t cap)

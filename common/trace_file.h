@@ -58,6 +58,9 @@ pid_t gt_gettid(void);
 bool gt_disabled(void);
 /* The host part of trace file names: $GPUTRACE_HOST, else the node name. */
 void gt_host_name(char *out, size_t cap);
+/* When a process started (/proc/PID/stat field 22; 0 or less: this one): with
+ * the pid, it names one process even after pids wrap. 0 if it is gone. */
+unsigned long long gt_start_ticks_of(long pid);
 /* The image id: hex of the kernel's AT_RANDOM bytes, the same in both halves of
  * one program image and new after every exec. */
 const char *gt_image_id(void);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_file.h"
 #include "host/elf_info.h"
 
 void gt_format_cudart_version(long v, char *out, size_t cap)
@@ -171,24 +172,6 @@ static void choose_version(struct gt_lib *l)
 
 /* The answer, the file name and the package, compared where each says more
  * than a major: when two differ for one file, the report shows all three. */
-/* Two versions name one release when they agree on every field both give,
- * three at most: 13.0 and 13.0.96 agree, 9.19.0 and 9.19.0.56 too. */
-static bool same_release(const char *a, const char *b)
-{
-	int field;
-	char *ea, *eb;
-
-	for (field = 0; field < 3; field++) {
-		if (strtol(a, &ea, 10) != strtol(b, &eb, 10))
-			return false;
-		if (*ea != '.' || *eb != '.')
-			return true;
-		a = ea + 1;
-		b = eb + 1;
-	}
-	return true;
-}
-
 static void check_agreement(struct gt_lib *l)
 {
 	/* The driver answers with the CUDA version it supports, not its own. */
@@ -198,7 +181,7 @@ static void check_agreement(struct gt_lib *l)
 
 	for (i = 0; i < 3; i++)
 		for (k = i + 1; k < 3; k++)
-			if (detailed(say[i]) && detailed(say[k]) && !same_release(say[i], say[k]))
+			if (detailed(say[i]) && detailed(say[k]) && !gt_same_release(say[i], say[k]))
 				l->disagree = true;
 }
 
@@ -497,6 +480,19 @@ static void build_copies(struct gt_proc_model *m)
 	describe_copies(m);
 }
 
+/* A trace without its closing line whose process is still there (the same
+ * pid and start time, on this host): a daemon child the program left
+ * running, not a crash. */
+static bool still_running(const struct gt_process *p)
+{
+	char host[256];
+
+	if (!p->start_ticks || !p->host || p->pid <= 0)
+		return false;
+	gt_host_name(host, sizeof(host));
+	return strcmp(host, p->host) == 0 && gt_start_ticks_of(p->pid) == p->start_ticks;
+}
+
 static void ending(struct gt_proc_model *m)
 {
 	const struct gt_process *p = m->proc;
@@ -511,6 +507,8 @@ static void ending(struct gt_proc_model *m)
 	} else if (p->reaped || p->clean_end) {
 		m->ended_how = "exit";
 		m->ended_status = p->reaped ? p->exit_status : -1;
+	} else if (still_running(p)) {
+		m->ended_how = "running";
 	}
 	/* Ctrl-C, a launcher's or a pool's terminate, a closed terminal: the
 	 * process was stopped, it did not crash. */
@@ -522,6 +520,10 @@ bool gt_model_failed(const struct gt_proc_model *m)
 	const struct gt_process *p = m->proc;
 	size_t i;
 
+	/* Stopped by a process of the same run (a pool ending its workers):
+	 * that is how such a process ends, not a failure. */
+	if (m->stopped_by)
+		return false;
 	if (strcmp(m->ended_how, "signal") == 0 || (strcmp(m->ended_how, "exit") == 0 && m->ended_status > 0))
 		return true;
 	for (i = 0; i < p->ncalls; i++)

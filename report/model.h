@@ -57,9 +57,10 @@ struct gt_proc_model {
 	size_t nlibs;
 	struct gt_copy *copies;
 	size_t ncopies;
-	const char *ended_how;         /* "exit", "signal", "unknown" */
+	const char *ended_how;         /* "exit", "signal", "running" (still, on this host), "unknown" */
 	int ended_signal, ended_status;
 	bool stopped;                  /* ended by SIGINT, SIGTERM or SIGHUP: stopped from outside */
+	long stopped_by;               /* the traced process that sent the signal, else 0 */
 };
 
 bool gt_model_build(struct gt_process *p, struct gt_proc_model *m);

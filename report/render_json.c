@@ -141,6 +141,8 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 		json_object_set_new(end, "signal", json_integer(m->ended_signal));
 	if (m->stopped)
 		json_object_set_new(end, "stopped", json_true());
+	if (m->stopped_by)
+		json_object_set_new(end, "stopped_by", json_integer(m->stopped_by));
 	if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
 		json_object_set_new(end, "status", json_integer(m->ended_status));
 	json_object_set_new(o, "ended", end);

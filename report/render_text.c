@@ -23,7 +23,10 @@ static const char *sev_color(enum gt_severity s, bool color)
 
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 {
-	if (m->stopped)
+	if (m->stopped && m->stopped_by)
+		snprintf(out, cap, "stopped: pid %ld sent it signal %d (%s)", m->stopped_by, m->ended_signal,
+			 strsignal(m->ended_signal));
+	else if (m->stopped)
 		snprintf(out, cap, "stopped by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
 	else if (strcmp(m->ended_how, "signal") == 0)
 		snprintf(out, cap, "killed by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
@@ -31,6 +34,8 @@ void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 		snprintf(out, cap, "exited with status %d", m->ended_status);
 	else if (strcmp(m->ended_how, "exit") == 0)
 		snprintf(out, cap, "exited");
+	else if (strcmp(m->ended_how, "running") == 0)
+		snprintf(out, cap, "still running when this report was made");
 	else
 		snprintf(out, cap, "ended without a closing line");
 }

@@ -90,6 +90,58 @@ struct loading {
 
 #define MAX_HEADER_LINE (1 << 20)
 
+/* The stopping signals a process sent, kept before its trace is let go. */
+static void remember_signals(struct gt_report *r, const struct gt_process *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsent; i++) {
+		struct gt_sent *s;
+
+		r->sent = gt_xrealloc(r->sent, (r->nsent + 1) * sizeof(*r->sent));
+		s = &r->sent[r->nsent++];
+		s->host = gt_xstrdup(p->host ? p->host : "?");
+		s->sender = p->pid;
+		s->target = p->sent[i].target;
+		s->signal = p->sent[i].signal;
+	}
+}
+
+/* The signal a traced process sent to pid on host, or NULL. */
+static const struct gt_sent *sent_to(const struct gt_report *r, long pid, const char *host)
+{
+	size_t i;
+
+	for (i = r->nsent; i-- > 0;)
+		if (r->sent[i].target == pid && strcmp(r->sent[i].host, host) == 0)
+			return &r->sent[i];
+	return NULL;
+}
+
+/* A group whose processes all ended without a closing line after another
+ * traced process sent each of them a stopping signal was stopped by it. */
+static void apply_signals_sent(struct gt_report *r)
+{
+	const struct gt_sent *s = NULL;
+	size_t i, k;
+
+	for (i = 0; i < r->ngroups; i++) {
+		struct gt_group *g = r->groups[i];
+
+		if (strcmp(g->model.ended_how, "exit") == 0 || g->model.stopped)
+			continue;
+		for (k = 0; k < g->nmembers; k++)
+			if (!(s = sent_to(r, g->members[k].pid, g->members[k].host)))
+				break;
+		if (k < g->nmembers || !s)
+			continue;
+		g->model.stopped = true;
+		g->model.stopped_by = s->sender;
+		if (!g->model.ended_signal)
+			g->model.ended_signal = s->signal;
+	}
+}
+
 /* Reads one trace; a process like one already seen joins that group and its
  * trace is let go at once. */
 static bool add_file(struct loading *ld, const char *path)
@@ -113,6 +165,7 @@ static bool add_file(struct loading *ld, const char *path)
 		abort();
 	g->signature = gt_signature(&g->model);
 	r->nprocs++;
+	remember_signals(r, &g->proc);
 	for (i = 0; i < r->ngroups; i++) {
 		if (strcmp(r->groups[i]->signature, g->signature) == 0) {
 			add_member(r->groups[i], &g->proc);
@@ -177,6 +230,7 @@ void gt_report_analyse(struct gt_report *r)
 {
 	size_t i;
 
+	apply_signals_sent(r);
 	for (i = 0; i < r->ngroups; i++)
 		gt_run_rules(&r->groups[i]->model, &r->findings);
 	rule_fork_after_init_parents(r, &r->findings);
@@ -188,6 +242,9 @@ void gt_report_free(struct gt_report *r)
 	size_t i;
 
 	gt_findings_free(&r->findings);
+	for (i = 0; i < r->nsent; i++)
+		free(r->sent[i].host);
+	free(r->sent);
 	for (i = 0; i < r->ngroups; i++)
 		group_free(r->groups[i]);
 	free(r->groups);

@@ -31,11 +31,20 @@ struct gt_group {
 	int nfingerprints;
 };
 
+/* A stopping signal one traced process sent another (the sender's note). */
+struct gt_sent {
+	char *host;
+	long sender, target;
+	int signal;
+};
+
 struct gt_report {
 	struct gt_group **groups;
 	size_t ngroups;
 	size_t nprocs;
 	struct gt_findings findings;
+	struct gt_sent *sent;
+	size_t nsent;
 };
 
 /* What makes processes identical, as one string (malloc'd): the libraries,

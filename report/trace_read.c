@@ -132,6 +132,7 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->world_size = id.world_size;
 	p->host = id.host;
 	p->exe = field(o, GT_K_EXE);
+	p->start_ticks = (unsigned long long)json_integer_value(json_object_get(o, GT_K_START_TICKS));
 	json_array_foreach(argv, i, v) {
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
 		p->argv[p->argc++] = gt_xstrdup(json_string_value(v));
@@ -561,6 +562,11 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 		p->cut_reason = field(o, GT_K_REASON) ?: gt_xstrdup("?");
 	else if (strcmp(what, GT_NOTE_STARTUP_LOADED) == 0)
 		mark_startup(p);
+	else if (strcmp(what, GT_NOTE_SIGNAL_SENT) == 0 && json_is_integer(json_object_get(o, GT_K_TARGET))) {
+		p->sent = grow(p->sent, p->nsent, sizeof(*p->sent));
+		p->sent[p->nsent].target = (long)json_integer_value(json_object_get(o, GT_K_TARGET));
+		p->sent[p->nsent++].signal = int_of(o, GT_K_SIGNAL);
+	}
 }
 
 /* Written by the launcher after the process it started ended. */
@@ -767,6 +773,7 @@ void gt_process_free(struct gt_process *p)
 	free(p->alloc_fails);
 	free(p->versions);
 	free(p->parent_cuda);
+	free(p->sent);
 	json_decref(p->env);
 	for (i = 0; i < p->argc; i++)
 		free(p->argv[i]);

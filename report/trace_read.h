@@ -77,6 +77,12 @@ struct gt_object {
 	bool global;          /* a global-scope lookup at exit found one of its symbols */
 };
 
+/* A stopping signal this process sent to another one (kill). */
+struct gt_signal_sent {
+	long target;
+	int signal;
+};
+
 struct gt_process {
 	char *file;
 	long pid, ppid;
@@ -89,6 +95,7 @@ struct gt_process {
 	int images;           /* program images seen (more than one: exec) */
 	bool forked;          /* a fork child: its first image is its parent's */
 	char *parent_cuda;    /* a fork child: the parent's first CUDA call before the fork, or NULL */
+	unsigned long long start_ticks; /* when it started (with pid and host: this process) */
 	struct gt_object *objects;
 	size_t nobjects;
 	struct gt_search *searches;
@@ -113,6 +120,8 @@ struct gt_process {
 	char *cut_reason;     /* the writer had no room left ("ENOSPC"): lines are missing */
 	unsigned long cut_lines; /* lines cut short (a process killed mid-line) */
 	bool last_line_cut;   /* the file ends inside a line (a full disk, a cut copy) */
+	struct gt_signal_sent *sent;
+	size_t nsent;
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

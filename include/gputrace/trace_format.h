@@ -156,7 +156,8 @@ enum gt_rule {
 #define GT_K_CUDART_STATIC "cudart_static" /* open: the object carries the CUDA runtime linked in */
 #define GT_K_TRIES_TRUNCATED "tries_truncated" /* open/search_end: more candidates than were kept */
 #define GT_K_WHAT "what"            /* note: which note (GT_NOTE_*) */
-#define GT_K_SIGNAL "signal"        /* note fatal_signal, reaped: the signal */
+#define GT_K_SIGNAL "signal"        /* note fatal_signal, signal_sent, reaped: the signal */
+#define GT_K_TARGET "target"        /* note signal_sent: the pid it went to */
 #define GT_K_EXIT_STATUS "exit_status" /* reaped: the exit status */
 #define GT_K_VALUE "value"          /* call, version: the answer a call wrote back */
 #define GT_K_PROPERTY "property"    /* version: cublasGetProperty's property */
@@ -179,6 +180,8 @@ enum gt_rule {
  * consistent state of the main namespace): objects opened before this line
  * are in the global scope. */
 #define GT_NOTE_STARTUP_LOADED "startup_loaded"
+/* The process sent a stopping signal (SIGTERM ...) to another ("target"). */
+#define GT_NOTE_SIGNAL_SENT "signal_sent"
 /* Which half wrote a line (GT_K_SOURCE). */
 #define GT_SOURCE_AUDIT "audit"
 #define GT_SOURCE_PRELOAD "preload"

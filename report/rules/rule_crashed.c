@@ -25,7 +25,7 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 
 	/* SIGINT, SIGTERM, SIGHUP: stopped by a user, a launcher or a pool,
 	 * not a crash (the report says "stopped by signal N"). */
-	if (strcmp(m->ended_how, "exit") == 0 || m->stopped)
+	if (strcmp(m->ended_how, "exit") == 0 || strcmp(m->ended_how, "running") == 0 || m->stopped)
 		return;
 	/* A fork child that never exec'd ends with _exit as worker processes do
 	 * (Python's multiprocessing): no closing line is expected of it. */

@@ -58,7 +58,8 @@ static int diff_libs(struct gt_finding *f, const struct gt_proc_model *maj, cons
 			json_t *e;
 
 			/* Each component once: from the majority's side, or the minority's if new. */
-			if ((s == 1 && a) || (a && b && strcmp(a->version, b->version) == 0 &&
+			/* 13.0 (an answer) and 13.0.96 (a file name) are one release. */
+			if ((s == 1 && a) || (a && b && (strcmp(a->version, b->version) == 0 || gt_same_release(a->version, b->version)) &&
 					      strcmp(a->obj->path, b->obj->path) == 0))
 				continue;
 			if (s == 0 && &sides[s]->libs[i] != a)
@@ -176,7 +177,22 @@ static void divergence_by_rank(const struct gt_report *r, struct gt_findings *ou
 			compare(r, maj, r->groups[i], population, true, out);
 }
 
-/* No ranks: processes of one program with CUDA libraries, strict majority. */
+/* The same program with the same arguments: copies of one worker. A parent
+ * and the pool workers it spawned run one program but are not peers (the
+ * workers load what their tasks need), so they are never compared. */
+static bool same_command(const struct gt_process *a, const struct gt_process *b)
+{
+	size_t i;
+
+	if (!a->exe || !b->exe || strcmp(a->exe, b->exe) != 0 || a->argc != b->argc)
+		return false;
+	for (i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i] ? a->argv[i] : "", b->argv[i] ? b->argv[i] : "") != 0)
+			return false;
+	return true;
+}
+
+/* No ranks: processes of one command with CUDA libraries, strict majority. */
 static void divergence_by_program(const struct gt_report *r, struct gt_findings *out)
 {
 	size_t i, k, population;
@@ -192,7 +208,7 @@ static void divergence_by_program(const struct gt_report *r, struct gt_findings 
 		for (k = 0; k < r->ngroups; k++) {
 			const struct gt_group *o = r->groups[k];
 
-			if (ranked(o) || !o->model.nlibs || !o->proc.exe || strcmp(o->proc.exe, g->proc.exe))
+			if (ranked(o) || !o->model.nlibs || !same_command(&o->proc, &g->proc))
 				continue;
 			population += o->nmembers;
 			if (o->nmembers > maj->nmembers)
@@ -204,8 +220,7 @@ static void divergence_by_program(const struct gt_report *r, struct gt_findings 
 		for (k = 0; k < r->ngroups; k++) {
 			const struct gt_group *o = r->groups[k];
 
-			if (o != maj && !ranked(o) && o->model.nlibs && o->proc.exe &&
-			    strcmp(o->proc.exe, maj->proc.exe) == 0)
+			if (o != maj && !ranked(o) && o->model.nlibs && same_command(&o->proc, &maj->proc))
 				compare(r, maj, o, population, false, out);
 		}
 	}

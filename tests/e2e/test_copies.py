@@ -14,8 +14,10 @@ Processes run under /usr/bin/python3 (Debian's), named so that a python3
 first on PATH cannot change what is loaded."""
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import unittest
 
 from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, cleanup, run_bare, run_traced
@@ -211,6 +213,36 @@ class Stopped(unittest.TestCase):
             # stopped is not success: never "all clear"
             self.assertNotIn("all clear", text)
             self.assertIn("no cause found", text)
+
+    def test_spawn_pool_workers_terminated_by_the_pool(self):
+        """multiprocessing's pool ends its workers with SIGTERM at the end of
+        the `with` block: they leave no closing line, and are stopped (the
+        pool's kill() is noted), never crashed. A worker that ran the main module loads a CUDA
+        runtime, so without the note the report would blame it."""
+        script = os.path.join(tempfile.mkdtemp(prefix="gt-pool-"), "pool.py")
+        self.addCleanup(shutil.rmtree, os.path.dirname(script), True)
+        with open(script, "w") as f:
+            f.write("import ctypes, multiprocessing as mp, sys\n"
+                    "ctypes.CDLL(%r)\n"
+                    "def square(i):\n    return i * i\n"
+                    "if __name__ == '__main__':\n"
+                    "    with mp.get_context('spawn').Pool(2) as p:\n"
+                    "        print(p.map(square, range(4)))\n"
+                    % os.path.join(WHEEL, "cuda_runtime", "lib", "libcudart.so.13"))
+        bare = run_bare([PY, script])
+        r = run_traced([PY, script])
+        self.addCleanup(cleanup, r)
+        self.assertEqual((r.proc.returncode, r.proc.stdout), (bare.returncode, bare.stdout))
+        rc, d = report_json(r.outdir)
+        self.assertEqual(findings(d, "crashed"), [])
+        parent = [p for p in d["processes"] if p["argv"][1:] == [script]][0]
+        workers = [p for p in d["processes"] if "spawn_main" in " ".join(p["argv"])]
+        self.assertEqual(len(workers), 2)
+        for w in workers:
+            self.assertEqual(w["ended"].get("stopped_by"), parent["pid"], w["ended"])
+            self.assertEqual(w["ended"]["signal"], signal.SIGTERM)
+        # a worker the pool stops before it ran the main module loaded nothing
+        self.assertTrue([l for w in workers for l in w["libraries"] if l["family"] == "cudart"])
 
     def test_crash_evidence_never_names_gputrace(self):
         r = run_traced([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])

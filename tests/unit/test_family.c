@@ -42,6 +42,22 @@ START_TEST(test_not_cuda)
 }
 END_TEST
 
+/* One release, as an answer (13.0), a file name (13.0.96) or a package
+ * (9.19.0.56) say it; compared on the fields both give, three at most. */
+START_TEST(test_same_release)
+{
+	ck_assert(gt_same_release("13.0", "13.0.96"));
+	ck_assert(gt_same_release("9.19.0", "9.19.0.56"));
+	ck_assert(gt_same_release("9.19.0.1", "9.19.0.56"));
+	ck_assert(gt_same_release("9", "9.19.0"));
+	ck_assert(!gt_same_release("9.14.0", "9.19.0"));
+	ck_assert(!gt_same_release("12.4", "13.0"));
+	ck_assert(!gt_same_release("", "13.0"));
+	ck_assert(!gt_same_release("13.0", ""));
+	ck_assert(!gt_same_release("x", "x"));
+}
+END_TEST
+
 START_TEST(test_odd_suffix_has_no_version)
 {
 	expect("/w/libcudart.so.13.rc1", "cudart", "cudart", "");
@@ -56,6 +72,7 @@ Suite *family_suite(void)
 	tcase_add_test(tc, test_known_names);
 	tcase_add_test(tc, test_not_cuda);
 	tcase_add_test(tc, test_odd_suffix_has_no_version);
+	tcase_add_test(tc, test_same_release);
 	suite_add_tcase(s, tc);
 	return s;
 }
