@@ -45,7 +45,7 @@ void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 static void base_folder(const char *path, char *out, size_t cap)
 {
 	static const char *const subdirs[] = { "/glibc-hwcaps/", "/tls/", "/tls", "/x86_64/", "/x86_64",
-					       "/haswell/", "/avx512_1/", NULL };
+					       "/haswell/", "/haswell", "/avx512_1/", "/avx512_1", NULL };
 	char *slash, *cut;
 	int k;
 

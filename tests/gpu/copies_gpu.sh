@@ -72,5 +72,10 @@ import ctypes; ctypes.CDLL('$SYSCUDNN'); print('second cuDNN loaded')"
 	run_case preload "LD_PRELOAD=$SYSCUDNN" -c "$CONV"
 	run_case forkpool "" "$W/forkpool.py"
 	run_case spawnpool "" "$W/spawnpool.py"
+	printf '\n### sigint: Ctrl-C (SIGINT from timeout) during a CUDA run\n'
+	timeout -s INT 25 "$GT" -q -o "$W/sigint" -- python3 -c 'import torch, time
+x = torch.zeros(1, device="cuda"); print("ready", flush=True); time.sleep(120)' >"$W/sigint.out" 2>&1
+	echo "traced exit $?"; tail -2 "$W/sigint.out"
+	"$GT" report "$W/sigint" | grep -vE '^    ' | cut -c1-200
 } 2>&1 | tee "$OUT/copies.log"
 tar czf "$OUT/copies-traces.tgz" -C "$W" .
