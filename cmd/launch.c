@@ -291,6 +291,26 @@ static void exec_child(char *const *argv, int err_fd)
 	_exit(127);
 }
 
+/* Without a controlling terminal (CI, batch jobs, nohup, a container
+ * without -t) the command gets a process group of its own. A signal sent to
+ * gputrace's group (`timeout` sends its signal to the command and then to
+ * its whole group; `kill 0` in a script) then reaches the command once,
+ * through gputrace, instead of once directly and once forwarded: a second
+ * SIGINT arriving while Python prints the first KeyboardInterrupt loses its
+ * traceback ("lost sys.stderr"). With a terminal, the command stays in
+ * gputrace's group, so that it keeps the terminal's foreground and job
+ * control; a terminal's own signals are not forwarded (see forward_signal). */
+static bool command_gets_own_group(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return true;
+}
+
 /* Runs argv with the current environment; returns its exit status. Prints a
  * shell-like message and returns 127/126 when it cannot be run. *pid and
  * *wstatus say which process it was and how it ended (pid 0: never ran). */
@@ -298,6 +318,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 {
 	int pipefd[2], e = 0, wstatus;
 	pid_t pid, w, parent;
+	bool own_group;
 	ssize_t n;
 
 	*child = 0;
@@ -308,6 +329,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 	}
 	install_forwarding();
 	parent = getpid();
+	own_group = command_gets_own_group();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, LOG_PREFIX "fork: %s\n", strerror(errno));
@@ -315,9 +337,14 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
+		if (own_group)
+			setpgid(0, 0);
 		tie_to_parent(parent);
 		exec_child(argv, pipefd[1]);
 	}
+	/* Both sides set it, so that no signal can come before it is set. */
+	if (own_group)
+		setpgid(pid, pid);
 	child_pid = pid;
 	close(pipefd[1]);
 	do

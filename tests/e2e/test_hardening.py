@@ -90,6 +90,31 @@ class Signals(unittest.TestCase):
                 launcher.kill()
                 launcher.wait()
 
+    def test_timeout_signals_the_command_once(self):
+        """GNU timeout sends its signal to gputrace and then to its whole
+        process group. Without a terminal the command has a group of its
+        own, so it gets the signal once, through gputrace, as it does
+        without gputrace; a second SIGINT while Python prints the first
+        KeyboardInterrupt lost the traceback ("lost sys.stderr")."""
+        code = "import time; print('ready', flush=True); time.sleep(60)"
+        argv = ["timeout", "-s", "INT", "2", "/usr/bin/python3", "-c", code]
+        # no controlling terminal, as in CI (start_new_session)
+        bare = subprocess.run(argv, capture_output=True, start_new_session=True, timeout=60)
+        outdir = tempfile.mkdtemp(prefix="gt-timeout-")
+        self.addCleanup(shutil.rmtree, outdir, True)
+        traced = subprocess.run(["timeout", "-s", "INT", "2", GPUTRACE, "-q", "-o", outdir, "--", *argv[4:]],
+                                capture_output=True, start_new_session=True, timeout=60)
+        self.assertEqual(traced.returncode, bare.returncode)
+        self.assertEqual(traced.stdout, bare.stdout)
+        self.assertIn(b"KeyboardInterrupt", bare.stderr)
+        self.assertEqual(traced.stderr, bare.stderr)
+
+    def test_command_has_its_own_group_only_without_a_terminal(self):
+        argv = ["sh", "-c", "cut -d' ' -f5 /proc/self/stat; echo $$"]
+        r = subprocess.run([GPUTRACE, "-q", "--", *argv], capture_output=True, start_new_session=True)
+        pgrp, pid = r.stdout.split()
+        self.assertEqual(pgrp, pid, "the command leads its own process group")
+
     def test_command_ends_when_gputrace_is_killed(self):
         launcher = subprocess.Popen([GPUTRACE, "-q", "--", "sleep", "30"])
         child = child_of(launcher.pid)
