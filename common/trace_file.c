@@ -3,6 +3,7 @@
  * that allocates (this runs inside loader callbacks and fork handlers). */
 #define _GNU_SOURCE
 #include "common/trace_file.h"
+#include "common/nvidia_driver.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -302,6 +303,25 @@ static void add_argv(struct jline *j)
 		jl_bool(j, GT_K_ARGV_LOSSY, true);
 }
 
+static void add_gpu_model(const char *model, void *data)
+{
+	jl_array_str(data, model, strlen(model));
+}
+
+/* The kernel side of the driver (no driver call): the user-space driver a
+ * process loads must match it. Once per process, in the preload header. */
+static void add_kernel_driver(struct jline *j)
+{
+	char kmod[64];
+
+	if (!gt_read_kmod_version(kmod, sizeof(kmod)))
+		return;
+	jl_str(j, GT_K_NVIDIA_KMOD, kmod);
+	jl_array_begin(j, GT_K_NVIDIA_GPUS);
+	gt_read_gpu_models(add_gpu_model, j, 16);
+	jl_array_end(j);
+}
+
 /* This copy's header line, in header_buf; returns its length. */
 static size_t build_header(struct gt_trace *t, const char *host, unsigned long long start)
 {
@@ -345,6 +365,8 @@ static size_t build_header(struct gt_trace *t, const char *host, unsigned long l
 	if (rank >= 0)
 		jl_int(&j, GT_K_WORLD_SIZE, rank);
 	add_argv(&j);
+	if (strcmp(t->source, GT_SOURCE_PRELOAD) == 0)
+		add_kernel_driver(&j);
 	/* env: only the variables that steer loading, and the rank variables. */
 	jl_object_begin(&j, GT_K_ENV);
 	for (i = 0; i < sizeof(header_env) / sizeof(header_env[0]); i++)

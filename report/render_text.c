@@ -165,11 +165,37 @@ static void print_libs(FILE *f, const struct gt_proc_model *m)
 	}
 }
 
+/* What failed, in a few words: how it ended when that was the failure, else
+ * the first CUDA call that returned an error. */
+static void failure_words(const struct gt_proc_model *m, const char *end, char *out, size_t cap)
+{
+	const struct gt_process *p = m->proc;
+	size_t i;
+
+	if (strcmp(m->ended_how, "signal") == 0 || m->stopped || (strcmp(m->ended_how, "exit") == 0 && m->ended_status > 0)) {
+		snprintf(out, cap, "the process %s", end);
+		return;
+	}
+	for (i = 0; i < p->ncalls; i++)
+		if (p->calls[i].status != 0) {
+			snprintf(out, cap, "%s returned %d %s", p->calls[i].fn, p->calls[i].status,
+				 p->calls[i].status_name ? p->calls[i].status_name : "");
+			return;
+		}
+	for (i = 0; i < p->ntotals; i++)
+		if (p->totals[i].status != 0) {
+			snprintf(out, cap, "%s returned %d %s", p->totals[i].fn, p->totals[i].status,
+				 p->totals[i].status_name ? p->totals[i].status_name : "");
+			return;
+		}
+	snprintf(out, cap, "the process %s", end);
+}
+
 static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
 {
 	const struct gt_process *p = m->proc;
 	const struct gt_group *g = gt_group_of(m);
-	char end[128], who[1024];
+	char end[128], who[1024], failure[512];
 	size_t i;
 	int shown = 0;
 
@@ -200,9 +226,11 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 		}
 	/* A process that failed is never all clear: what was seen, and that the
 	 * trace holds no cause. */
-	if (!shown && gt_model_failed(m))
-		fprintf(f, "  no cause found: the process %s, and the trace shows no CUDA library problem "
-			"(%zu CUDA librar%s, consistent)\n", end, m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	if (!shown && gt_model_failed(m)) {
+		failure_words(m, end, failure, sizeof(failure));
+		fprintf(f, "  no cause found: %s, and the trace shows no CUDA library problem "
+			"(%zu CUDA librar%s, consistent)\n", gt_printable(failure), m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	}
 	else if (!shown && m->nlibs)
 		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
 			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");

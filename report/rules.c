@@ -9,6 +9,7 @@ static const gt_rule_fn rules[] = {
 	rule_driver_missing,
 	rule_driver_stub,
 	rule_driver_too_old,
+	rule_driver_mismatch,
 	rule_no_device,
 	rule_cpu_only_build,
 	rule_library_not_found,

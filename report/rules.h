@@ -9,6 +9,7 @@
 void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out);
+void rule_driver_mismatch(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_cpu_only_build(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out);

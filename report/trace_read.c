@@ -286,6 +286,30 @@ static void reading_free(struct reading *rd)
 	free(rd->older);
 }
 
+/* The kernel side of the driver, from the preload half's header. */
+static void take_kernel_driver(struct gt_process *p, json_t *o)
+{
+	json_t *gpus = json_object_get(o, GT_K_NVIDIA_GPUS), *g;
+	size_t i, len = 0;
+
+	if (p->kmod || !json_is_string(json_object_get(o, GT_K_NVIDIA_KMOD)))
+		return;
+	p->kmod = field(o, GT_K_NVIDIA_KMOD);
+	json_array_foreach(gpus, i, g)
+		if (json_is_string(g))
+			len += strlen(json_string_value(g)) + 2;
+	if (!len)
+		return;
+	p->gpus = gt_xmalloc(len + 1);
+	p->gpus[0] = 0;
+	json_array_foreach(gpus, i, g)
+		if (json_is_string(g)) {
+			if (p->gpus[0])
+				strcat(p->gpus, ", ");
+			strcat(p->gpus, json_string_value(g));
+		}
+}
+
 static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	const char *src = json_string_value(json_object_get(o, GT_K_SOURCE));
@@ -310,6 +334,7 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 		p->forked = true;
 	if (p->images == 1 && p->forked && !p->parent_cuda)
 		p->parent_cuda = field(o, GT_K_PARENT_CUDA);
+	take_kernel_driver(p, o);
 	rd->seen_header = true;
 }
 
@@ -773,6 +798,8 @@ void gt_process_free(struct gt_process *p)
 	free(p->alloc_fails);
 	free(p->versions);
 	free(p->parent_cuda);
+	free(p->kmod);
+	free(p->gpus);
 	free(p->sent);
 	json_decref(p->env);
 	for (i = 0; i < p->argc; i++)

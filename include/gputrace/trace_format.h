@@ -149,6 +149,8 @@ enum gt_rule {
 #define GT_K_FORK "fork"            /* header: this process is a fork child of the traced one */
 #define GT_K_START_TICKS "start_ticks" /* header: /proc/self/stat field 22 */
 #define GT_K_PARENT_CUDA "parent_cuda" /* fork child's header: the parent's first CUDA call before the fork */
+#define GT_K_NVIDIA_KMOD "nvidia_kmod" /* preload header: the NVIDIA kernel module's version */
+#define GT_K_NVIDIA_GPUS "nvidia_gpus" /* preload header: the GPUs' models, as the module lists them */
 #define GT_K_RANK "rank"            /* header: the rank a launcher set, if any */
 #define GT_K_RANK_VAR "rank_var"    /* header: the variable the rank came from */
 #define GT_K_WORLD_SIZE "world_size" /* header: the job size a launcher set, if any */

@@ -10,7 +10,8 @@
 
 static const char *const creators[] = { "cudnnCreate", "cublasCreate_v2", "cublasLtCreate",
 					"cuInit", "ncclCommInitRank", "ncclCommInitRankConfig", NULL };
-static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old", "no-device",
+static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old", "driver-mismatch",
+				      "no-device",
 				      "mixed-versions", "cuda-major-mismatch", "library-not-found", NULL };
 
 void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
