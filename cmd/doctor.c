@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/launch.h"
+#include "common/nvidia_driver.h"
 #include "common/xalloc.h"
 #include "report/scan_report.h"
 
@@ -236,6 +237,41 @@ static void add_step(struct doctor_probe *r, const char *name, const char *statu
 	snprintf(s->detail, sizeof(s->detail), "%s", detail);
 }
 
+static void add_model(const char *model, void *data)
+{
+	char *out = data;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 512 - len, "%s%s", len ? ", " : "", model);
+}
+
+/* The driver's kernel half, first in the driver layer: the user-space
+ * libcuda must be its release (a forward-compatibility copy may be newer).
+ * Read from /proc/driver/nvidia; not visible there (no module, or a
+ * container without it) is said, not judged. */
+static void kernel_module_step(struct doctor_probe *r)
+{
+	char kmod[64], gpus[512] = "", detail[700];
+
+	if (r->nsteps >= DOCTOR_MAX_STEPS)
+		return;
+	/* First of all the steps: the probe's come after it. */
+	memmove(&r->steps[1], &r->steps[0], (size_t)r->nsteps * sizeof(r->steps[0]));
+	if (gt_read_kmod_version(kmod, sizeof(kmod))) {
+		gt_read_gpu_models(add_model, gpus, 16);
+		snprintf(detail, sizeof(detail), "NVIDIA kernel module %s%s%s", kmod, gpus[0] ? "; GPUs: " : "", gpus);
+		snprintf(r->steps[0].status, sizeof(r->steps[0].status), "ok");
+	} else {
+		snprintf(detail, sizeof(detail), "no NVIDIA kernel module visible (%s/version is absent)",
+			 GT_NVIDIA_PROC);
+		snprintf(r->steps[0].status, sizeof(r->steps[0].status), "skipped");
+	}
+	snprintf(r->steps[0].name, sizeof(r->steps[0].name), "driver_module");
+	r->steps[0].ms = 0;
+	snprintf(r->steps[0].detail, sizeof(r->steps[0].detail), "%s", detail);
+	r->nsteps++;
+}
+
 /* The framework checks, when the interpreter (--python, else the python3 on
  * PATH) imports torch. Without torch the layer is one skipped step that says
  * which interpreter was asked, so the choice is never a silent accident of
@@ -331,6 +367,7 @@ bool cmd_doctor_run(struct doctor *d)
 	if (run_probe(d, NULL) < 0)
 		return false;
 	retry_with_copies(d);
+	kernel_module_step(&d->probe);
 	run_framework(d);
 	/* Conflicts on the host are worth a line whenever something failed. */
 	if (any_failed(&d->probe))
