@@ -3,6 +3,7 @@
  * LD_LIBRARY_PATH, the default folders) and from where installers put them
  * (CUDA toolkits, /opt, conda, Python environments). */
 #define _GNU_SOURCE
+#include "common/nvidia_driver.h"
 #include "host/scan.h"
 #include "common/xalloc.h"
 
@@ -444,6 +445,24 @@ static void mark_cached(struct host_scan *s)
 				s->copies[i].in_cache = true;
 }
 
+static void add_gpu_model(const char *model, void *data)
+{
+	char *out = data;
+	size_t len = strlen(out);
+
+	snprintf(out + len, sizeof(((struct host_scan *)0)->gpus) - len, "%s%s", len ? ", " : "", model);
+}
+
+/* The driver's kernel half: every user-space libcuda the loader could pick
+ * must be its release. */
+static void read_kernel_driver(struct host_scan *s)
+{
+	if (gt_read_kmod_version(s->kmod, sizeof(s->kmod)))
+		gt_read_gpu_models(add_gpu_model, s->gpus, 16);
+	else
+		s->kmod[0] = 0;
+}
+
 void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 {
 	struct walker *w = calloc(1, sizeof(*w));
@@ -471,6 +490,7 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	free(w);
 	mark_cached(s);
 	fill_packages(s);
+	read_kernel_driver(s);
 }
 
 void host_scan_free(struct host_scan *s)

@@ -37,6 +37,8 @@ struct host_scan {
 	char cache_error[256];
 	char **problems;          /* unreadable folders and the like: one line each */
 	size_t nproblems;
+	char kmod[64];            /* the NVIDIA kernel module's version, "" if none is visible */
+	char gpus[512];           /* the GPUs' models, ", " between */
 };
 
 /* Scans the usual places (roots == NULL) or the given roots. */

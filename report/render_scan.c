@@ -113,6 +113,9 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 		abort();
 	fprintf(f, "gputrace scan: %zu CUDA library files in %zu folders%s\n", s->ncopies, s->nfolders,
 		s->have_cache ? "" : " (no readable ld.so.cache)");
+	if (s->kmod[0])
+		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
+			gt_printable(s->gpus));
 	for (i = 0; i < s->ncopies; i++)
 		sorted[i] = &s->copies[i];
 	qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
@@ -174,6 +177,8 @@ void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_fin
 
 	json_object_set_new(root, "format", json_string("gputrace-scan"));
 	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "kernel_module", s->kmod[0] ? json_string(s->kmod) : json_null());
+	json_object_set_new(root, "gpus", json_string(s->gpus));
 	for (i = 0; i < s->ncopies; i++)
 		json_array_append_new(copies, copy_json(&s->copies[i]));
 	for (i = 0; i < s->nproblems; i++)

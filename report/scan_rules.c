@@ -235,9 +235,71 @@ static void refused(const struct host_scan *s, struct gt_findings *out)
 	}
 }
 
+/* Numeric, field by field: 580.159.04 is newer than 580.95.05. */
+static int compare_versions(const char *a, const char *b)
+{
+	long x, y;
+	char *ea, *eb;
+
+	for (;;) {
+		x = strtol(a, &ea, 10);
+		y = strtol(b, &eb, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*ea != '.' || *eb != '.')
+			return (*ea == '.') - (*eb == '.');
+		a = ea + 1;
+		b = eb + 1;
+	}
+}
+
+/* A forward-compatibility copy may be newer than the module, on a
+ * data-center GPU; any other copy must be the module's release. */
+static const char *driver_copy_problem(const struct host_scan *s, const struct host_copy *c)
+{
+	bool compat = strstr(c->path, "/compat/") || (c->has_package && strncmp(c->package.name, "cuda-compat", 11) == 0);
+	bool consumer = strstr(s->gpus, "GeForce") || strstr(s->gpus, "TITAN");
+
+	if (gt_same_release(c->version, s->kmod))
+		return NULL;
+	if (compat && compare_versions(c->version, s->kmod) > 0)
+		return consumer ? "forward compatibility is not supported on this GPU" : NULL;
+	return compat ? "a forward-compatibility copy older than the kernel module" :
+			"another release than the kernel module";
+}
+
+/* Each user-space driver copy (libcuda, libnvidia-ml) against the loaded
+ * kernel module: an error where programs look for it by default, a warning
+ * elsewhere (it breaks whatever puts it on the search path). */
+static void driver_copies(const struct host_scan *s, struct gt_findings *out)
+{
+	struct gt_finding *f;
+	const char *why;
+	size_t i;
+
+	if (!s->kmod[0])
+		return;
+	for (i = 0; i < s->ncopies; i++) {
+		const struct host_copy *c = &s->copies[i];
+
+		if (c->stub || !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
+		    !strchr(c->version, '.') || !(why = driver_copy_problem(s, c)))
+			continue;
+		f = gt_finding_add(out, "driver-mismatch", default_search(c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
+				   "Use the host's driver libraries at the kernel module's release; keep this "
+				   "copy off LD_LIBRARY_PATH and out of ld.so.conf.",
+				   "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,
+				   s->kmod, why, c->where);
+		copy_evidence(f, c, "driver copy:");
+		gt_evidence_str(gt_evidence_add(f, "the kernel module is %s%s%s", s->kmod, s->gpus[0] ? ", GPUs: " : "",
+						s->gpus), "kernel_module", s->kmod);
+	}
+}
+
 void gt_scan_judge(const struct host_scan *s, struct gt_findings *out)
 {
 	stubs(s, out);
+	driver_copies(s, out);
 	mixed(s, out);
 	shadowed(s, out);
 	duplicates(s, out);

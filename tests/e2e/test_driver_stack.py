@@ -49,7 +49,9 @@ WORKS, WHY = emulation_works()
 @unittest.skipUnless(WORKS, "no private mount namespace here (%s): the emulated "
                      "/proc/driver/nvidia cannot be made" % WHY)
 class DriverAgainstKernelModule(unittest.TestCase):
-    def run_in(self, gpu, driver_dir, traced, outdir=None):
+    def run_in_raw(self, gpu, cmd, extra_env=None):
+        """cmd, in a mount namespace whose /proc/driver/nvidia shows the
+        module KMOD and one GPU of this model."""
         tmp = tempfile.mkdtemp(prefix="gt-kmod-")
         self.addCleanup(shutil.rmtree, tmp, True)
         version, info = os.path.join(tmp, "version"), os.path.join(tmp, "information")
@@ -57,10 +59,13 @@ class DriverAgainstKernelModule(unittest.TestCase):
             f.write(VERSION_TEXT % KMOD)
         with open(info, "w") as f:
             f.write(INFO_TEXT % gpu)
-        env = dict(os.environ, GT_VERSION=version, GT_INFO=info, LD_LIBRARY_PATH=os.path.join(FIX, driver_dir))
-        cmd = [GPUTRACE, "-q", "-o", outdir, "--", CUDA_OPS, "n"] if traced else [CUDA_OPS, "n"]
+        env = dict(os.environ, GT_VERSION=version, GT_INFO=info, **(extra_env or {}))
         return subprocess.run(unshare_argv() + ["sh", "-c", SETUP, "sh", *cmd], env=env,
                               capture_output=True, timeout=120)
+
+    def run_in(self, gpu, driver_dir, traced, outdir=None):
+        cmd = [GPUTRACE, "-q", "-o", outdir, "--", CUDA_OPS, "n"] if traced else [CUDA_OPS, "n"]
+        return self.run_in_raw(gpu, cmd, {"LD_LIBRARY_PATH": os.path.join(FIX, driver_dir)})
 
     def diagnose(self, gpu, driver_dir):
         bare = self.run_in(gpu, driver_dir, False)
@@ -109,6 +114,24 @@ class DriverAgainstKernelModule(unittest.TestCase):
         (f,) = self.mismatch(d)
         self.assertIn("570.86.15", f["summary"])
         self.assertIn("another release", f["summary"])
+
+    def test_scan_names_the_copies_this_module_cannot_use(self):
+        """scan reads the module too: under a ROOT every copy is a warning
+        (it breaks whatever puts it on the search path)."""
+        r = self.run_in_raw("NVIDIA H200", [GPUTRACE, "scan", "--json", FIX])
+        d = json.loads(r.stdout)
+        self.assertEqual(d["kernel_module"], KMOD)
+        self.assertEqual(d["gpus"], "NVIDIA H200")
+        flagged = {e["path"]: f for f in d["findings"] if f["id"] == "driver-mismatch"
+                   for e in f["evidence"] if "path" in e}
+        compat_old = os.path.join(FIX, "cuda-13.0", "compat", "libcuda.so.580.95.05")
+        flagged_files = {os.path.realpath(p): f for p, f in flagged.items()}
+        self.assertIn(compat_old, flagged_files)
+        self.assertIn("older than the kernel module", flagged_files[compat_old]["summary"])
+        self.assertEqual(flagged_files[compat_old]["severity"], "warning")
+        self.assertIn(os.path.join(FIX, "image-driver", "libcuda.so.570.86.15"), flagged_files)
+        self.assertNotIn(os.path.join(FIX, "cuda-13.1", "compat", "libcuda.so.590.44.01"), flagged_files)
+        self.assertNotIn(os.path.join(FIX, "driver-host", "libcuda.so.580.159.04"), flagged_files)
 
     def test_the_hosts_matching_driver(self):
         out, d, rc = self.diagnose("NVIDIA H200", "driver-host")

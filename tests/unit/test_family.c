@@ -2,6 +2,7 @@
 #include <check.h>
 
 #include "common/family.h"
+#include "common/nvidia_driver.h"
 #include "tests/unit/unit.h"
 
 static void expect(const char *path, const char *family, const char *component, const char *version)
@@ -58,6 +59,27 @@ START_TEST(test_same_release)
 }
 END_TEST
 
+/* /proc/driver/nvidia/version as the proprietary and the open modules
+ * write it, and a GPU's information file. */
+START_TEST(test_kernel_module_texts)
+{
+	char v[64];
+
+	ck_assert(gt_parse_kmod_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  "
+					"Release Build  (dvs-builder@U22-I3-AF03-09-1)  Thu Oct 30 2025\n"
+					"GCC version:  gcc version 13.3.0\n", v, sizeof(v)));
+	ck_assert_str_eq(v, "580.159.04");
+	ck_assert(gt_parse_kmod_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  "
+					"Sat Aug 19 01:15:15 UTC 2023\n", v, sizeof(v)));
+	ck_assert_str_eq(v, "535.104.05");
+	ck_assert(!gt_parse_kmod_version("NVRM version: something else\n", v, sizeof(v)));
+	ck_assert(!gt_parse_kmod_version("", v, sizeof(v)));
+	ck_assert(gt_parse_gpu_model("Model: \t\t NVIDIA H200\nIRQ:   \t\t 38\n", v, sizeof(v)));
+	ck_assert_str_eq(v, "NVIDIA H200");
+	ck_assert(!gt_parse_gpu_model("IRQ: 38\n", v, sizeof(v)));
+}
+END_TEST
+
 START_TEST(test_odd_suffix_has_no_version)
 {
 	expect("/w/libcudart.so.13.rc1", "cudart", "cudart", "");
@@ -73,6 +95,7 @@ Suite *family_suite(void)
 	tcase_add_test(tc, test_not_cuda);
 	tcase_add_test(tc, test_odd_suffix_has_no_version);
 	tcase_add_test(tc, test_same_release);
+	tcase_add_test(tc, test_kernel_module_texts);
 	suite_add_tcase(s, tc);
 	return s;
 }
