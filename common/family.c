@@ -44,6 +44,22 @@ static void version_from_name(const char *so, char *out, size_t cap)
 	snprintf(out, cap, "%s", v);
 }
 
+/* auditwheel's rename of a bundled library: "libcudart-80664282.so.10.2" is
+ * libcudart with "-" and the first 8 hex digits of the file's hash inserted
+ * before ".so". Only that exact form is taken, so "libnvrtc-builtins" stays
+ * a stem of its own. Returns the stem's length without the hash. */
+static size_t without_auditwheel_hash(const char *stem, size_t len)
+{
+	size_t i;
+
+	if (len < 10 || stem[len - 9] != '-')
+		return len;
+	for (i = len - 8; i < len; i++)
+		if (!((stem[i] >= '0' && stem[i] <= '9') || (stem[i] >= 'a' && stem[i] <= 'f')))
+			return len;
+	return len - 9;
+}
+
 bool gt_classify(const char *path, struct gt_family_info *out)
 {
 	const char *base = strrchr(path, '/'), *so;
@@ -53,7 +69,7 @@ bool gt_classify(const char *path, struct gt_family_info *out)
 	so = strstr(base, ".so");
 	if (!so || (so[3] != 0 && so[3] != '.'))
 		return false;
-	len = (size_t)(so - base);
+	len = without_auditwheel_hash(base, (size_t)(so - base));
 	for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
 		if (!stem_matches(stems[i].stem, base, len))
 			continue;

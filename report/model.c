@@ -243,6 +243,43 @@ static enum gt_rule found_by(const struct gt_process *p, const struct gt_object 
 	return rule;
 }
 
+/* Words in the names of a family's own distributions, any installer's:
+ * pip nvidia-cudnn-cu13 and nvidia-cuda-runtime, conda cudnn and
+ * cuda-cudart, dpkg libcudnn9-cuda-12, cuda-cudart-12-4 and libnccl2. */
+static const char *const *own_distribution_words(const char *family)
+{
+	static const struct { const char *family; const char *words[5]; } table[] = {
+		{ "cudnn", { "cudnn", NULL } },
+		{ "cudart", { "cudart", "cuda-runtime", "cuda_runtime", "cudatoolkit", NULL } },
+		{ "cublas", { "cublas", NULL } },     { "nccl", { "nccl", NULL } },
+		{ "cufft", { "cufft", NULL } },       { "curand", { "curand", NULL } },
+		{ "cusparse", { "cusparse", NULL } }, { "cusolver", { "cusolver", NULL } },
+		{ "nvrtc", { "nvrtc", NULL } },       { "nvjitlink", { "nvjitlink", NULL } },
+		{ "cupti", { "cupti", NULL } },       { "nvtx", { "nvtx", NULL } },
+		{ "driver", { "nvidia-compute", "libcuda1", "nvidia-driver", "cuda-compat", NULL } },
+		{ "nvml", { "nvidia-compute", "libnvidia-ml", "nvidia-driver", NULL } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strcmp(table[i].family, family) == 0)
+			return table[i].words;
+	return NULL;
+}
+
+/* torch 2.0.0's RECORD lists the torch/lib/libcudnn.so.8 it bundles, but
+ * 2.0.0 is torch's version, not cuDNN's: taken as cuDNN's, it made a false
+ * mixed-versions against the front's own answer (8.7.0). */
+bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family_info *fi)
+{
+	const char *const *w = own_distribution_words(fi->family);
+
+	for (; w && *w; w++)
+		if (strcasestr(pk->name, *w))
+			return true;
+	return false;
+}
+
 static void build_lib(const struct gt_process *p, const struct gt_object *ob, struct gt_lib *l)
 {
 	struct gt_family_info real_fi;
@@ -261,7 +298,7 @@ static void build_lib(const struct gt_process *p, const struct gt_object *ob, st
 		snprintf(l->file_version, sizeof(l->file_version), "%s", l->fi.version);
 	own_answers(p, l);
 	l->has_package = host_package_of(ob->path, &l->package);
-	if (l->has_package)
+	if (l->has_package && gt_package_speaks_for(&l->package, &l->fi))
 		snprintf(l->package_version, sizeof(l->package_version), "%s", l->package.version);
 	l->found_by = found_by(p, ob);
 }

@@ -84,6 +84,12 @@ void gt_lib_mechanism(const struct gt_lib *l, char *out, size_t cap);
  * objects it needed, brought l in; NULL if none did. */
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l);
 
+/* Whether a package's version is the library's own: the package is that
+ * library's distribution (nvidia-cudnn-cu13, libcudnn9-cuda-12, conda's
+ * cudnn), not a framework that bundles a copy (torch's RECORD lists
+ * torch/lib/libcudnn.so.8). */
+bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family_info *fi);
+
 /* The loaded library of a component ("cudart", "cudnn_graph", "cuda"), or NULL. */
 const struct gt_lib *gt_model_find(const struct gt_proc_model *m, const char *component);
 

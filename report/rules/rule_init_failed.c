@@ -12,7 +12,20 @@ static const char *const creators[] = { "cudnnCreate", "cublasCreate_v2", "cubla
 					"cuInit", "ncclCommInitRank", "ncclCommInitRankConfig", NULL };
 static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old", "driver-mismatch",
 				      "no-device",
-				      "mixed-versions", "cuda-major-mismatch", "library-not-found", NULL };
+				      "mixed-versions", "cuda-major-mismatch", "library-not-found",
+				      "framework-mismatch", "shadowed-library", NULL };
+
+/* A cause of this id for the process, at error level: a shadowing is a
+ * cause only when it changed the version (rule_shadowed_library says). */
+static bool cause_found(const struct gt_findings *out, const char *id, const struct gt_proc_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < out->n; i++)
+		if (out->v[i].proc == m && strcmp(out->v[i].id, id) == 0 && out->v[i].severity == GT_SEV_ERROR)
+			return true;
+	return false;
+}
 
 void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
 {
@@ -35,7 +48,7 @@ void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
 				   c->status_name ? c->status_name : "", reason ? " (\"" : "",
 				   reason ? reason : "", reason ? "\")" : "");
 		for (j = 0; causes[j] && f->ncaused < GT_MAX_CAUSES; j++)
-			if (gt_findings_find(out, causes[j], m))
+			if (cause_found(out, causes[j], m))
 				f->caused_by[f->ncaused++] = causes[j];
 		if (!f->ncaused) {
 			free(f->fix);

@@ -8,8 +8,45 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/xalloc.h"
 #include "host/elf_info.h"
+#include "host/package.h"
 #include "report/rules.h"
+
+/* The version of the copy that was never tried, from its real file name,
+ * else from its own distribution's package; "" when neither says more than
+ * a major. */
+static void version_on_disk(const char *path, char *out, size_t cap)
+{
+	struct gt_family_info fi;
+	struct host_package pk;
+	char real[PATH_MAX];
+
+	out[0] = 0;
+	if (realpath(path, real) && gt_classify(real, &fi) && strchr(fi.version, '.'))
+		snprintf(out, cap, "%s", fi.version);
+	else if (gt_classify(path, &fi) && host_package_of(path, &pk) && gt_package_speaks_for(&pk, &fi) &&
+		 strchr(pk.version, '.'))
+		snprintf(out, cap, "%s", pk.version);
+}
+
+/* A shadowing that changed the release, in a process that failed, is the
+ * cause of that failure: an error, which init-failed points at. The same
+ * release shadowed, or a run that went well, stays a warning. */
+static void judge(struct gt_finding *f, const struct gt_proc_model *m, const struct gt_lib *l,
+		  const char *shadowed_version)
+{
+	char *plain;
+
+	if (!shadowed_version[0] || !strchr(l->version, '.') || gt_same_release(l->version, shadowed_version) ||
+	    !gt_model_failed(m) || f->severity == GT_SEV_ERROR)
+		return;
+	plain = f->summary;
+	f->severity = GT_SEV_ERROR;
+	f->summary = gt_xasprintf("%s, with another release (%s %s instead of %s), in a process that failed",
+				  plain, l->fi.component, l->version, shadowed_version);
+	free(plain);
+}
 
 /* The copy of `name` in the requester's own RUNPATH/RPATH folders, if any. */
 static bool bundled_copy(const struct gt_lib *l, char *out, size_t cap)
@@ -78,7 +115,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 
 void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out)
 {
-	char copy[PATH_MAX + 256], dir[PATH_MAX];
+	char copy[PATH_MAX + 256], dir[PATH_MAX], shadowed_version[64];
 	struct gt_finding *f;
 	size_t i;
 	json_t *e;
@@ -94,5 +131,9 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "shadowed", copy);
+		version_on_disk(copy, shadowed_version, sizeof(shadowed_version));
+		if (shadowed_version[0])
+			gt_evidence_str(e, "shadowed_version", shadowed_version);
+		judge(f, m, l, shadowed_version);
 	}
 }

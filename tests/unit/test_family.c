@@ -30,6 +30,35 @@ START_TEST(test_known_names)
 }
 END_TEST
 
+/* auditwheel renames the libraries it grafts into a wheel: "auditwheel appends
+ * first 8 symbols of sha256 checksum to the library name" (pytorch/pytorch
+ * #52365, which taught torch 1.8 to find its own libnvrtc-<hash>.so; torch
+ * 1.x wheels shipped torch/lib/libcudart-80664282.so.10.2 and
+ * libnvrtc-672ee683.so.11.2). Same family, same version. */
+START_TEST(test_auditwheel_renamed)
+{
+	struct gt_family_info fi;
+
+	expect("/sp/torch/lib/libcudart-80664282.so.10.2", "cudart", "cudart", "10.2");
+	expect("libnvrtc-672ee683.so.11.2", "nvrtc", "nvrtc", "11.2");
+	expect("/sp/torch/lib/libcudnn-3a1b2c4d.so.8", "cudnn", "cudnn", "8");
+	expect("libcudnn_ops_infer-0123abcd.so.8", "cudnn", "cudnn_ops_infer", "8");
+	expect("libnvToolsExt-24de1d56.so.1", "nvtx", "nvToolsExt", "1");
+	expect("libcublasLt-feedbeef.so.11", "cublas", "cublasLt", "11");
+	/* builtins is a stem of its own, renamed or not */
+	expect("libnvrtc-builtins.so.12.4", "nvrtc", "nvrtc-builtins", "12.4");
+	expect("libnvrtc-builtins-4730a239.so.11.3", "nvrtc", "nvrtc-builtins", "11.3");
+	/* only "-" and exactly 8 lowercase hex digits */
+	ck_assert(!gt_classify("libcudart-8066428.so.10.2", &fi));
+	ck_assert(!gt_classify("libcudart-806642821.so.10.2", &fi));
+	ck_assert(!gt_classify("libcudart-8066428g.so.10.2", &fi));
+	ck_assert(!gt_classify("libcudart_80664282.so.10.2", &fi));
+	ck_assert(!gt_classify("libcudart-ABCDEF12.so.10.2", &fi));
+	ck_assert(!gt_classify("-80664282.so.1", &fi));
+	ck_assert(!gt_classify("libfoo-80664282.so.1", &fi));
+}
+END_TEST
+
 START_TEST(test_not_cuda)
 {
 	struct gt_family_info fi;
@@ -93,6 +122,7 @@ Suite *family_suite(void)
 
 	tcase_add_test(tc, test_known_names);
 	tcase_add_test(tc, test_not_cuda);
+	tcase_add_test(tc, test_auditwheel_renamed);
 	tcase_add_test(tc, test_odd_suffix_has_no_version);
 	tcase_add_test(tc, test_same_release);
 	tcase_add_test(tc, test_kernel_module_texts);

@@ -721,6 +721,231 @@ START_TEST(test_shadowed_library_not_without_bundled_copy)
 }
 END_TEST
 
+/* ---- shadowed-library that broke the run ---- */
+
+/* The bundled copy is cuDNN 9.19.0, the leftover on LD_LIBRARY_PATH 9.14.0
+ * (file names say so, through their links, as real installs do). */
+static void shadow_versions_setup(const char *old_version)
+{
+	char rel[256];
+
+	fx_build_lib("pkg/lib/libtorch_cuda.so", "$ORIGIN");
+	fx_touch("pkg/lib/libcudnn.so.9.19.0");
+	fx_symlink("libcudnn.so.9.19.0", "pkg/lib/libcudnn.so.9");
+	snprintf(rel, sizeof(rel), "old/libcudnn.so.%s", old_version);
+	fx_touch(rel);
+	snprintf(rel, sizeof(rel), "libcudnn.so.%s", old_version);
+	fx_symlink(rel, "old/libcudnn.so.9");
+}
+
+#define SHADOWED_RUN(create_status, create_name)                                                 \
+	FX_HEADER_ENV("'LD_LIBRARY_PATH':'$TMP/old'"), OPEN("$TMP/pkg/lib/libtorch_cuda.so"),     \
+		SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),                       \
+		OPEN_BY("$TMP/old/libcudnn.so.9", 1, "libcudnn.so.9", "ld_library_path"),          \
+		"{'ev':'call','t_us':4,'tid':4242,'fn':'cudnnCreate','status':" #create_status ","   \
+		"'status_name':'" create_name "','lib':'$TMP/old/libcudnn.so.9'}",                  \
+		FX_END
+
+/* "compiled against X but linked against Y": a leftover older copy shadows
+ * the bundled one and the run fails (DESIGN.md's table; pytorch/pytorch
+ * #5369, "cuDNN version mismatch: PyTorch was compiled against 6021 but
+ * linked against 5110"). The shadowing is the cause. */
+START_TEST(test_shadowed_library_other_release_in_failed_run_is_the_cause)
+{
+	struct fx_diag d;
+	const struct gt_finding *f, *init;
+
+	shadow_versions_setup("9.14.0");
+	fx_diagnose(&d, SHADOWED_RUN(1002, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"), NULL);
+	f = must_find(&d, "shadowed-library", GT_SEV_ERROR);
+	assert_contains(f->summary, "with another release (cudnn 9.14.0 instead of 9.19.0)");
+	ck_assert(fx_evidence_has(f, "shadowed_version", "9.19.0"));
+	init = must_find(&d, "init-failed", GT_SEV_ERROR);
+	ck_assert(fx_caused_by(init, "shadowed-library"));
+	fx_free(&d);
+}
+END_TEST
+
+/* The same shadowing in a run that went well: a warning, as before. */
+START_TEST(test_shadowed_library_other_release_in_good_run_warns)
+{
+	struct fx_diag d;
+
+	shadow_versions_setup("9.14.0");
+	fx_diagnose(&d, SHADOWED_RUN(0, "CUDNN_STATUS_SUCCESS"), NULL);
+	must_find(&d, "shadowed-library", GT_SEV_WARNING);
+	fx_free(&d);
+}
+END_TEST
+
+/* The same release shadowed, in a failed run: a warning, and not the cause. */
+START_TEST(test_shadowed_library_same_release_is_not_the_cause)
+{
+	struct fx_diag d;
+	const struct gt_finding *init;
+
+	shadow_versions_setup("9.19.0");
+	fx_diagnose(&d, SHADOWED_RUN(1001, "CUDNN_STATUS_NOT_INITIALIZED"), NULL);
+	must_find(&d, "shadowed-library", GT_SEV_WARNING);
+	init = must_find(&d, "init-failed", GT_SEV_ERROR);
+	ck_assert(!fx_caused_by(init, "shadowed-library"));
+	fx_free(&d);
+}
+END_TEST
+
+/* ---- framework-mismatch ---- */
+
+#define SP "$TMP/sp/site-packages"
+#define TORCH_CUDA SP "/torch/lib/libtorch_cuda.so"
+#define WHEEL_CUDNN SP "/nvidia/cudnn/lib/libcudnn.so.9"
+#define WHEEL_GRAPH SP "/nvidia/cudnn/lib/libcudnn_graph.so.9"
+#define SYSTEM_GRAPH "$TMP/system/libcudnn_graph.so.9.14.0"
+
+static void put_text(const char *rel, const char *text)
+{
+	fx_put(rel, text, strlen(text));
+}
+
+/* torch 2.11's wheel (its METADATA pins the cuDNN wheel), that cuDNN wheel
+ * (files named by soname, as wheels ship them), and a system cuDNN 9.14. */
+static void torch_layout(const char *pin)
+{
+	char meta[512];
+
+	snprintf(meta, sizeof(meta), "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0\n"
+		 "Requires-Dist: %s; platform_system == \"Linux\"\n", pin);
+	put_text("sp/site-packages/torch-2.11.0.dist-info/METADATA", meta);
+	put_text("sp/site-packages/torch-2.11.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n");
+	fx_touch("sp/site-packages/torch/lib/libtorch_cuda.so");
+	put_text("sp/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA",
+		 "Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n");
+	put_text("sp/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD",
+		 "nvidia/cudnn/lib/libcudnn.so.9,,\nnvidia/cudnn/lib/libcudnn_graph.so.9,,\n");
+	fx_touch("sp/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+	fx_touch("sp/site-packages/nvidia/cudnn/lib/libcudnn_graph.so.9");
+	fx_touch("system/libcudnn_graph.so.9.14.0");
+}
+
+/* torch loads the wheel's front; the front's graph library comes from `graph`. */
+#define TORCH_RUN(graph, graph_rule)                                                           \
+	FX_HEADER, OPEN(TORCH_CUDA), SEARCH(1, "libcudnn.so.9", TORCH_CUDA),                   \
+		OPEN_BY(WHEEL_CUDNN, 1, "libcudnn.so.9", "rpath"),                              \
+		SEARCH(2, "libcudnn_graph.so.9", WHEEL_CUDNN),                                 \
+		OPEN_BY(graph, 2, "libcudnn_graph.so.9", graph_rule), FX_END
+
+/* The GPU machine's failure (DESIGN.md): "PyTorch was compiled against
+ * (9, 19, 0) but found runtime version (9, 14, 0)" with the system cuDNN
+ * first on LD_LIBRARY_PATH; the field's form of it is pytorch/pytorch
+ * #5369 and, for TensorFlow, tensorflow/tensorflow#58986 ("Loaded runtime
+ * CuDNN library: 8.0.5 but source was compiled with: 8.1.0"). */
+START_TEST(test_framework_mismatch_torch_pin)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
+	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
+	f = must_find(&d, "framework-mismatch", GT_SEV_ERROR);
+	assert_contains(f->summary, "torch 2.11.0 needs cudnn ==9.19.0.56");
+	assert_contains(f->summary, "cudnn_graph 9.14.0 is loaded from ");
+	ck_assert(fx_evidence_has(f, "declared_by", fx_path("sp/site-packages/torch-2.11.0.dist-info/METADATA")));
+	ck_assert(fx_evidence_has(f, "distribution", "nvidia-cudnn-cu13"));
+	ck_assert(fx_evidence_has(f, "path", fx_path("system/libcudnn_graph.so.9.14.0")));
+	/* the wheel's own parts satisfy the pin: only the system file is named */
+	ck_assert(!fx_evidence_has(f, "path", fx_path("sp/site-packages/nvidia/cudnn/lib/libcudnn.so.9")));
+	assert_contains(f->fix, "from LD_LIBRARY_PATH");
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_framework_mismatch_not_when_satisfied)
+{
+	struct fx_diag d;
+
+	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
+	fx_diagnose(&d, TORCH_RUN(WHEEL_GRAPH, "runpath"), NULL);
+	must_not_find(&d, "framework-mismatch");
+	ck_assert_msg(d.findings.n == 0, "findings: %s", ids(&d));
+	fx_free(&d);
+}
+END_TEST
+
+/* A range the loaded release satisfies, and one it does not. */
+START_TEST(test_framework_mismatch_ranges)
+{
+	struct fx_diag d;
+
+	torch_layout("nvidia-cudnn-cu13<10,>=9.10");
+	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
+	must_not_find(&d, "framework-mismatch");
+	fx_free(&d);
+	torch_layout("nvidia-cudnn-cu13~=9.19");
+	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
+	must_find(&d, "framework-mismatch", GT_SEV_ERROR);
+	fx_free(&d);
+}
+END_TEST
+
+/* A cuDNN copy only another program asked for is not torch's to judge. */
+START_TEST(test_framework_mismatch_not_for_a_copy_it_does_not_use)
+{
+	struct fx_diag d;
+
+	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
+	fx_diagnose(&d, FX_HEADER, OPEN(TORCH_CUDA), SEARCH(1, "libcudnn_graph.so.9", PROG),
+		    OPEN_BY(SYSTEM_GRAPH, 1, "libcudnn_graph.so.9", "ld_library_path"), FX_END, NULL);
+	must_not_find(&d, "framework-mismatch");
+	fx_free(&d);
+}
+END_TEST
+
+/* A version too short to tell (a wheel's libcudnn_graph.so.9 with no
+ * package) says nothing. */
+START_TEST(test_framework_mismatch_not_when_unknown)
+{
+	struct fx_diag d;
+
+	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
+	fx_touch("other/libcudnn_graph.so.9");
+	fx_diagnose(&d, TORCH_RUN("$TMP/other/libcudnn_graph.so.9", "ld_library_path"), NULL);
+	must_not_find(&d, "framework-mismatch");
+	fx_free(&d);
+}
+END_TEST
+
+/* A torch wheel that bundles its cuDNN lists it in its own RECORD (older
+ * torch wheels ship torch/lib/libcudnn.so.8): 2.0.0 is torch's version, not
+ * cuDNN's, and the front's answer (8.7.0) is no mixed-versions against it. */
+START_TEST(test_mixed_versions_not_for_a_bundling_framework)
+{
+	struct fx_diag d;
+	const struct gt_lib *front, *ops;
+
+	put_text("sp/site-packages/torch-2.0.0.dist-info/METADATA", "Name: torch\nVersion: 2.0.0\n");
+	put_text("sp/site-packages/torch-2.0.0.dist-info/RECORD",
+		 "torch/lib/libtorch_cuda.so,,\ntorch/lib/libcudnn.so.8,,\ntorch/lib/libcudnn_ops_infer.so.8,,\n");
+	fx_touch("sp/site-packages/torch/lib/libtorch_cuda.so");
+	fx_touch("sp/site-packages/torch/lib/libcudnn.so.8");
+	fx_touch("sp/site-packages/torch/lib/libcudnn_ops_infer.so.8");
+	fx_diagnose(&d, FX_HEADER, OPEN(TORCH_CUDA), SEARCH(1, "libcudnn.so.8", TORCH_CUDA),
+		    OPEN_BY(SP "/torch/lib/libcudnn.so.8", 1, "libcudnn.so.8", "runpath"),
+		    SEARCH(2, "libcudnn_ops_infer.so.8", SP "/torch/lib/libcudnn.so.8"),
+		    OPEN_BY(SP "/torch/lib/libcudnn_ops_infer.so.8", 2, "libcudnn_ops_infer.so.8", "runpath"),
+		    QUERIES_BEGIN, VERSION(SP "/torch/lib/libcudnn.so.8", "cudnnGetVersion", 8700), QUERIES_END,
+		    FX_END, NULL);
+	must_not_find(&d, "mixed-versions");
+	ck_assert_msg(d.findings.n == 0, "findings: %s", ids(&d));
+	front = gt_model_find(&d.model, "cudnn");
+	ops = gt_model_find(&d.model, "cudnn_ops_infer");
+	ck_assert_str_eq(front->version, "8.7.0");
+	ck_assert_str_eq(front->package.name, "torch");  /* still shown as its owner */
+	ck_assert_str_eq(front->package_version, "");
+	ck_assert_str_eq(ops->version, "8");
+	ck_assert_str_eq(ops->version_source, "file");
+	fx_free(&d);
+}
+END_TEST
+
 /* ---- cuda-major-mismatch ---- */
 
 START_TEST(test_cuda_major_mismatch_two_runtimes)
@@ -1045,7 +1270,15 @@ Suite *rules_suite(void)
 					 test_mixed_versions_within_one_copy_only } },
 		{ "fork_after_init", { test_fork_after_init } },
 		{ "shadowed_library", { test_shadowed_library, test_shadowed_library_not_when_bundled_taken,
-					test_shadowed_library_not_without_bundled_copy } },
+					test_shadowed_library_not_without_bundled_copy,
+					test_shadowed_library_other_release_in_failed_run_is_the_cause,
+					test_shadowed_library_other_release_in_good_run_warns,
+					test_shadowed_library_same_release_is_not_the_cause } },
+		{ "framework_mismatch", { test_framework_mismatch_torch_pin, test_framework_mismatch_not_when_satisfied,
+					  test_framework_mismatch_ranges,
+					  test_framework_mismatch_not_for_a_copy_it_does_not_use,
+					  test_framework_mismatch_not_when_unknown,
+					  test_mixed_versions_not_for_a_bundling_framework } },
 		{ "cuda_major_mismatch", { test_cuda_major_mismatch_two_runtimes, test_cuda_major_mismatch_built_for_other,
 					   test_cuda_major_mismatch_not_for_one_major } },
 		{ "out_of_memory", { test_out_of_memory, test_out_of_memory_not_for_other_status } },
