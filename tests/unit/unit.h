@@ -14,4 +14,5 @@ Suite *printable_suite(void);
 Suite *trace_read_suite(void);
 Suite *model_suite(void);
 Suite *rules_suite(void);
+Suite *symbols_suite(void);
 #endif
