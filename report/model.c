@@ -12,6 +12,7 @@
 
 #include "common/trace_file.h"
 #include "host/elf_info.h"
+#include "report/failed_load.h"
 
 void gt_format_cudart_version(long v, char *out, size_t cap)
 {
@@ -596,11 +597,13 @@ bool gt_model_build(struct gt_process *p, struct gt_proc_model *m)
 		check_agreement(&m->libs[i]);
 	}
 	ending(m);
+	gt_failed_loads_build(m);
 	return true;
 }
 
 void gt_model_free(struct gt_proc_model *m)
 {
+	gt_failed_loads_free(m);
 	free(m->copies);
 	free(m->libs);
 	memset(m, 0, sizeof(*m));

@@ -12,6 +12,8 @@
 #include "host/package.h"
 #include "report/trace_read.h"
 
+struct gt_failed_load;
+
 /* One CUDA-family library in a process. */
 struct gt_lib {
 	const struct gt_object *obj;   /* in the trace */
@@ -61,6 +63,8 @@ struct gt_proc_model {
 	int ended_signal, ended_status;
 	bool stopped;                  /* ended by SIGINT, SIGTERM or SIGHUP: stopped from outside */
 	long stopped_by;               /* the traced process that sent the signal, else 0 */
+	struct gt_failed_load *failed; /* loads the loader undid (report/failed_load.h) */
+	size_t nfailed;
 };
 
 bool gt_model_build(struct gt_process *p, struct gt_proc_model *m);

@@ -2,6 +2,7 @@
  * scripts. Built with jansson, printed once. */
 #include <string.h>
 
+#include "report/failed_load.h"
 #include "report/report.h"
 
 static json_t *str_or_null(const char *s)
@@ -75,8 +76,57 @@ static json_t *copies_json(const struct gt_proc_model *m)
 	return arr;
 }
 
-static json_t *failed_loads_json(const struct gt_process *p)
+static json_t *failed_object_json(const struct gt_failed_object *fo)
 {
+	json_t *o = json_object();
+
+	gt_evidence_str(o, "path", fo->obj->path);
+	json_object_set_new(o, "family", str_or_null(fo->family));
+	json_object_set_new(o, "version", fo->version[0] ? json_string(fo->version) : json_null());
+	json_object_set_new(o, "found_by", str_or_null(gt_rule_name_or_null(fo->found_by)));
+	json_object_set_new(o, "requester", json_null());
+	gt_evidence_str(o, "requester", fo->obj->requester);
+	return o;
+}
+
+static json_t *gap_json(const struct gt_symbol_gap *g)
+{
+	json_t *o = json_object();
+
+	gt_evidence_str(o, "symbol", g->symbol);
+	json_object_set_new(o, "version", json_null());
+	gt_evidence_str(o, "version", g->version);
+	gt_evidence_str(o, "consumer", g->consumer);
+	gt_evidence_str(o, "provider", g->provider);
+	json_object_set_new(o, "good_copy", json_null());
+	gt_evidence_str(o, "good_copy", g->good_copy);
+	return o;
+}
+
+/* A load the loader undid: what was asked, what it had mapped, and why it
+ * failed ("kind": "rolled_back"; a name not found is "not_found"). */
+static json_t *rolled_back_json(const struct gt_failed_load *fl)
+{
+	json_t *o = json_object(), *objs = json_array(), *gaps = json_array();
+	size_t i;
+
+	json_object_set_new(o, "kind", json_string("rolled_back"));
+	gt_evidence_str(o, "name", fl->name);
+	gt_evidence_str(o, "requester", fl->requester);
+	for (i = 0; i < fl->nobjects; i++)
+		json_array_append_new(objs, failed_object_json(&fl->objects[i]));
+	json_object_set_new(o, "objects", objs);
+	for (i = 0; i < fl->ngaps; i++)
+		json_array_append_new(gaps, gap_json(&fl->gaps[i]));
+	json_object_set_new(o, "missing_symbols", gaps);
+	if (fl->missing)
+		gt_evidence_str(o, "missing_library", fl->missing->name);
+	return o;
+}
+
+static json_t *failed_loads_json(const struct gt_proc_model *m)
+{
+	const struct gt_process *p = m->proc;
 	json_t *arr = json_array();
 	size_t i;
 
@@ -87,11 +137,17 @@ static json_t *failed_loads_json(const struct gt_process *p)
 		if (s->ours || !s->result || strcmp(s->result, "not_found") != 0)
 			continue;
 		o = json_object();
+		json_object_set_new(o, "kind", json_string("not_found"));
 		gt_evidence_str(o, "name", s->name);
 		gt_evidence_str(o, "requester", s->requester);
 		gt_evidence_tries(o, s);
+		/* The process died in this search: the tries are the report's, on paper. */
+		if (s->cut_off)
+			json_object_set_new(o, "cut_off", json_true());
 		json_array_append_new(arr, o);
 	}
+	for (i = 0; i < m->nfailed; i++)
+		json_array_append_new(arr, rolled_back_json(&m->failed[i]));
 	return arr;
 }
 
@@ -157,7 +213,7 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 		json_array_append_new(libs, lib_json(m, &m->libs[i]));
 	json_object_set_new(o, "libraries", libs);
 	json_object_set_new(o, "copies", copies_json(m));
-	json_object_set_new(o, "failed_loads", failed_loads_json(p));
+	json_object_set_new(o, "failed_loads", failed_loads_json(m));
 	json_object_set_new(o, "api", api_json(p));
 	json_object_set_new(allocs, "peak_bytes", json_integer(p->peak_bytes));
 	json_object_set_new(allocs, "held_bytes", json_integer(p->held_bytes));

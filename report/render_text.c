@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/failed_load.h"
 #include "report/report.h"
 #include "report/printable.h"
 
@@ -191,6 +192,28 @@ static void failure_words(const struct gt_proc_model *m, const char *end, char *
 	snprintf(out, cap, "the process %s", end);
 }
 
+/* Loads the loader undid, each with every object it had mapped: they are
+ * not among the libraries listed, since none of them stayed. */
+static void print_failed_loads(FILE *f, const struct gt_proc_model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nfailed; i++) {
+		const struct gt_failed_load *fl = &m->failed[i];
+
+		fprintf(f, "    failed load: %s", gt_printable(fl->name));
+		fprintf(f, " (asked by %s), undone by the loader; it had mapped:\n",
+			gt_printable(fl->requester ? fl->requester : "?"));
+		for (k = 0; k < fl->nobjects; k++) {
+			const struct gt_failed_object *fo = &fl->objects[k];
+
+			fprintf(f, "      %-28s %-10s %s [%s]\n", gt_printable(fo->family ? fo->family : "-"),
+				gt_printable(fo->version[0] ? fo->version : "?"), gt_printable(fo->obj->path),
+				fo->found_by != GT_RULE_NONE ? gt_rule_name(fo->found_by) : "?");
+		}
+	}
+}
+
 static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
 {
 	const struct gt_process *p = m->proc;
@@ -235,6 +258,7 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
 			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");
 	print_libs(f, m);
+	print_failed_loads(f, m);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].cudart_static)
 			fprintf(f, "    %-30s %-10s %s (linked in statically: its runtime calls are not "

@@ -13,6 +13,7 @@ static const gt_rule_fn rules[] = {
 	rule_no_device,
 	rule_cpu_only_build,
 	rule_library_not_found,
+	rule_missing_symbol,
 	rule_mixed_versions,
 	rule_duplicate_library,
 	rule_shadowed_library,

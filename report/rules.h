@@ -13,6 +13,7 @@ void rule_driver_mismatch(const struct gt_proc_model *m, struct gt_findings *out
 void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_cpu_only_build(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out);
+void rule_missing_symbol(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_mixed_versions(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_duplicate_library(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out);

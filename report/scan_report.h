@@ -13,7 +13,8 @@
 
 /* The scan's findings, added to out (scan_rules.c). */
 void gt_scan_judge(const struct host_scan *s, struct gt_findings *out);
-/* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path. */
+/* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path, and
+ * missing-symbol on paper (report/symbol_check.h). */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out);
 
 /* The listing, the findings, then --for's choices (fr may be NULL); severities

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/scan_report.h"
+#include "report/symbol_check.h"
 
 /* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
 static bool default_search(const struct host_copy *c)
@@ -306,10 +307,71 @@ void gt_scan_judge(const struct host_scan *s, struct gt_findings *out)
 	refused(s, out);
 }
 
+/* The predicted set of --for: the consumer and every winner, each once. */
+static void predicted_scope(const struct host_scan_for *fr, struct gt_sym_scope *scope)
+{
+	size_t i;
+
+	gt_sym_scope_add(scope, fr->consumer);
+	for (i = 0; i < fr->n; i++) {
+		const struct host_resolution *r = &fr->items[i].res;
+
+		if (r->winner >= 0)
+			gt_sym_scope_add(scope, r->cand[r->winner].path);
+	}
+}
+
+static void symbol_gap_finding(const struct gt_symbol_gap *g, struct gt_findings *out)
+{
+	char fix[8192], ver[256] = "";
+	struct gt_finding *f;
+	json_t *e;
+
+	if (g->version)
+		snprintf(ver, sizeof(ver), ", version %s", g->version);
+	if (g->good_copy)
+		snprintf(fix, sizeof(fix), "Make the loader take %s, which has %s: remove the folder of %s from "
+			 "LD_LIBRARY_PATH, or put the good copy's folder first.", g->good_copy, g->symbol, g->provider);
+	else
+		snprintf(fix, sizeof(fix), "Install the %s that %s was built against (one that defines %s).",
+			 strrchr(g->provider, '/') + 1, strrchr(g->consumer, '/') + 1, g->symbol);
+	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, NULL, fix,
+			   "%s would fail to load: undefined symbol: %s%s: %s lacks it",
+			   strrchr(g->consumer, '/') + 1, g->symbol, ver, g->provider);
+	e = gt_evidence_add(f, "%s needs %s%s", g->consumer, g->symbol, ver);
+	gt_evidence_str(e, "symbol", g->symbol);
+	gt_evidence_str(e, "symbol_version", g->version);
+	gt_evidence_str(e, "consumer", g->consumer);
+	e = gt_evidence_add(f, "provider the loader would take: %s, which does not define it", g->provider);
+	gt_evidence_str(e, "path", g->provider);
+	gt_evidence_str(e, "role", "provider");
+	if (g->good_copy)
+		gt_evidence_str(gt_evidence_add(f, "a copy that has it: %s", g->good_copy), "good_copy", g->good_copy);
+}
+
+/* The report's missing-symbol check, on paper: what each predicted object
+ * needs from a predicted CUDA provider that lacks it. */
+static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *out)
+{
+	struct gt_sym_scope scope = { 0 };
+	struct gt_symbol_gap *gaps = NULL;
+	size_t i, ngaps = 0;
+
+	predicted_scope(fr, &scope);
+	for (i = 0; i < scope.n; i++)
+		gt_symbol_gaps(&scope, i, &fr->env, &gaps, &ngaps);
+	for (i = 0; i < ngaps; i++)
+		symbol_gap_finding(&gaps[i], out);
+	gt_symbol_gaps_free(gaps, ngaps);
+	gt_sym_scope_free(&scope);
+}
+
 /* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
- * path is the leftover-library case of the report, seen before the crash. */
+ * path is the leftover-library case of the report, seen before the crash;
+ * and a provider that lacks a symbol the consumer needs. */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 {
+	missing_symbols(fr, out);
 	struct gt_finding *f;
 	size_t i, k;
 

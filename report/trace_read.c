@@ -174,6 +174,8 @@ struct reading {
 	struct index searches;  /* by seq */
 	struct index paths;     /* objects, by path: the latest */
 	size_t *older;          /* per object: the one before it with its path, + 1 */
+	bool last_was_close;    /* the line before was a close */
+	unsigned long bursts;   /* runs of close lines so far */
 };
 
 /* The slot where key's record is, or the empty slot where it would go. */
@@ -444,8 +446,14 @@ static void on_close(struct gt_process *p, json_t *o, struct reading *rd)
 	char *path = field(o, GT_K_PATH);
 	struct gt_object *ob = path ? find_open_object(p, rd, path) : NULL;
 
-	if (ob)
+	/* A run of close lines is one unload: a dlclose, or a dlopen the loader
+	 * undid (the report tells them apart, report/failed_load.c). */
+	if (!rd->last_was_close)
+		rd->bursts++;
+	if (ob) {
 		ob->closed = true;
+		ob->close_burst = rd->bursts;
+	}
 	free(path);
 }
 
@@ -641,6 +649,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 		/* Unknown events are skipped: newer writers may add kinds. */
 		break;
 	}
+	rd->last_was_close = ev == GT_EV_CLOSE;
 	return true;
 }
 

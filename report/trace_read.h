@@ -24,6 +24,8 @@ struct gt_search {
 	char *result;         /* "found", "not_found", "already_loaded", or NULL: unknown */
 	char *path;           /* the object it gave, when found or already loaded */
 	bool ours;            /* made by gputrace's own version calls, not the program */
+	bool cut_off;         /* the process died in it; result and tries are the
+	                         report's, computed on paper (report/failed_load.c) */
 };
 
 /* One intercepted call written on its own (the first few of each status). */
@@ -69,7 +71,9 @@ struct gt_object {
 	char *requester;
 	enum gt_rule rule;    /* as the trace says; GT_RULE_NONE when it says none */
 	long ns;
-	bool closed;          /* unmapped by dlclose */
+	bool closed;          /* unmapped by dlclose, or by the loader undoing a load */
+	unsigned long close_burst; /* closed among consecutive close lines, numbered from 1:
+	                              the objects one dlclose, or one undone dlopen, unmapped */
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
 	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
 	bool main;            /* the program itself */

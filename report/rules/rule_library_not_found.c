@@ -99,6 +99,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		gt_evidence_str(e, "name", s->name);
 		gt_evidence_str(e, "requester", s->requester);
 		gt_evidence_tries(e, s);
+		/* The loader writes its tries with the conclusion it never reached. */
+		if (s->cut_off)
+			gt_evidence_add(f, "the process died in this search (the loader's exit 127 at start-up, or "
+					"an abort right after the failed dlopen): the places are the loader's search "
+					"redone on paper");
 		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
 			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
 			gt_evidence_str(e, "path", copy);

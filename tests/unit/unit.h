@@ -15,4 +15,5 @@ Suite *trace_read_suite(void);
 Suite *model_suite(void);
 Suite *rules_suite(void);
 Suite *framework_suite(void);
+Suite *symbols_suite(void);
 #endif

@@ -1,0 +1,248 @@
+/* Unit tests: the symbol tables (host/elf_symbols.c), the missing-symbol
+ * comparison (report/symbol_check.c), and the rule on a hand-written trace
+ * whose objects are small libraries built here with cc and version scripts. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/elf_symbols.h"
+#include "report/symbol_check.h"
+#include "tests/unit/trace_fixture.h"
+#include "tests/unit/unit.h"
+
+/* Builds tmp/rel from C source, with an optional version script and extra
+ * cc arguments (the libraries it links against). */
+static void build(const char *rel, const char *soname, const char *src, const char *map, const char *extra)
+{
+	char cmd[8192], srcrel[256], maprel[256];
+
+	snprintf(srcrel, sizeof(srcrel), "src/%s.c", soname);
+	fx_put(srcrel, src, strlen(src));
+	snprintf(maprel, sizeof(maprel), "src/%s.map", soname);
+	if (map)
+		fx_put(maprel, map, strlen(map));
+	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s) && cc -shared -fPIC -o %s %s -Wl,-soname,%s %s%s %s 2>&1",
+		 fx_path(rel), fx_path(rel), fx_path(srcrel), soname, map ? "-Wl,--version-script=" : "",
+		 map ? fx_path(maprel) : "", extra ? extra : "");
+	ck_assert_msg(system(cmd) == 0, "cannot build %s", rel);
+}
+
+#define JIT_MAP_OLD "libnvJitLink.so.12 { global: __nvJitLinkCreate_12_1; local: *; };"
+#define JIT_MAP_NEW "libnvJitLink.so.12 { global: __nvJitLinkCreate_12_1; __nvJitLinkComplete_12_4; local: *; };"
+#define JIT_SRC "int __nvJitLinkCreate_12_1(void) { return 0; }\n"
+#define JIT_SRC_NEW JIT_SRC "int __nvJitLinkComplete_12_4(void) { return 0; }\n"
+#define CUSPARSE_SRC                                                                        \
+	"int __nvJitLinkComplete_12_4(void); int __nvJitLinkCreate_12_1(void);\n"           \
+	"int optional_hook(void) __attribute__((weak));\n"                                  \
+	"int from_elsewhere(void);\n"                                                         \
+	"int cusparseCreate(void) { return __nvJitLinkCreate_12_1() + __nvJitLinkComplete_12_4() +" \
+	" (optional_hook ? optional_hook() : 0) + from_elsewhere(); }\n"
+
+/* new/: the good nvJitLink, old/: one without the 12.4 symbol, cusparse
+ * built against new/ (it also takes a weak symbol nobody has and a symbol
+ * that only helper.so, another loaded library, defines). */
+static void build_layout(void)
+{
+	char extra[4096];
+
+	build("new/libnvJitLink.so.12", "libnvJitLink.so.12", JIT_SRC_NEW, JIT_MAP_NEW, NULL);
+	build("old/libnvJitLink.so.12", "libnvJitLink.so.12", JIT_SRC, JIT_MAP_OLD, NULL);
+	build("helper/libhelper.so", "libhelper.so", "int from_elsewhere(void) { return 0; }\n", NULL, NULL);
+	snprintf(extra, sizeof(extra), "%s -Wl,--enable-new-dtags -Wl,-rpath,%s", fx_path("new/libnvJitLink.so.12"),
+		 fx_path("new"));
+	build("cusparse/libcusparse.so.12", "libcusparse.so.12", CUSPARSE_SRC, NULL, extra);
+}
+
+START_TEST(test_tables_versions_and_weak)
+{
+	struct host_symbols s;
+	size_t i;
+	bool saw_weak = false, saw_versioned = false;
+
+	build_layout();
+	ck_assert(host_symbols_read(fx_path("cusparse/libcusparse.so.12"), &s));
+	for (i = 0; i < s.nneeded; i++) {
+		const struct host_symbol *u = &s.needed[i];
+
+		if (strcmp(u->name, "optional_hook") == 0)
+			saw_weak = u->weak;
+		if (strcmp(u->name, "__nvJitLinkComplete_12_4") == 0) {
+			ck_assert_str_eq(u->version, "libnvJitLink.so.12");
+			ck_assert_str_eq(u->file, "libnvJitLink.so.12");
+			saw_versioned = true;
+		}
+	}
+	ck_assert(saw_weak && saw_versioned);
+	ck_assert(host_symbols_define(&s, "cusparseCreate", NULL));
+	host_symbols_free(&s);
+
+	ck_assert(host_symbols_read(fx_path("old/libnvJitLink.so.12"), &s));
+	ck_assert(s.versioned);
+	ck_assert(host_symbols_define(&s, "__nvJitLinkCreate_12_1", "libnvJitLink.so.12"));
+	ck_assert(host_symbols_define(&s, "__nvJitLinkCreate_12_1", NULL));
+	ck_assert(!host_symbols_define(&s, "__nvJitLinkComplete_12_4", "libnvJitLink.so.12"));
+	ck_assert(!host_symbols_define(&s, "__nvJitLinkCreate_12_1", "libnvJitLink.so.13"));
+	host_symbols_free(&s);
+}
+END_TEST
+
+static size_t gaps_with(const char *jit, bool with_helper, struct gt_symbol_gap **gaps)
+{
+	struct gt_sym_scope scope = { 0 };
+	struct host_resolve_env env = { 0 };
+	size_t n = 0;
+	long c;
+
+	c = gt_sym_scope_add(&scope, fx_path("cusparse/libcusparse.so.12"));
+	gt_sym_scope_add(&scope, fx_path(jit));
+	if (with_helper)
+		gt_sym_scope_add(&scope, fx_path("helper/libhelper.so"));
+	ck_assert_int_ge(c, 0);
+	*gaps = NULL;
+	gt_symbol_gaps(&scope, (size_t)c, &env, gaps, &n);
+	/* the gaps point into the scope: keep what the test reads */
+	for (size_t i = 0; i < n; i++)
+		(*gaps)[i].provider = strstr(jit, "old") ? "old" : "new";
+	gt_sym_scope_free(&scope);
+	return n;
+}
+
+START_TEST(test_gap_names_symbol_provider_and_good_copy)
+{
+	struct gt_symbol_gap *gaps;
+	size_t n;
+
+	build_layout();
+	n = gaps_with("old/libnvJitLink.so.12", true, &gaps);
+	/* weak optional_hook and from_elsewhere (helper has it) are not missing */
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(gaps[0].symbol, "__nvJitLinkComplete_12_4");
+	ck_assert_str_eq(gaps[0].version, "libnvJitLink.so.12");
+	/* the RUNPATH folder of cusparse holds the copy that has it */
+	ck_assert_ptr_nonnull(gaps[0].good_copy);
+	ck_assert_str_eq(gaps[0].good_copy, fx_path("new/libnvJitLink.so.12"));
+	gt_symbol_gaps_free(gaps, n);
+}
+END_TEST
+
+START_TEST(test_no_gap_when_provider_has_it)
+{
+	struct gt_symbol_gap *gaps;
+
+	build_layout();
+	ck_assert_uint_eq(gaps_with("new/libnvJitLink.so.12", true, &gaps), 0);
+	gt_symbol_gaps_free(gaps, 0);
+	/* an unversioned symbol no CUDA copy defines (meant for another library
+	 * of the process) is never blamed on a CUDA provider */
+	ck_assert_uint_eq(gaps_with("new/libnvJitLink.so.12", false, &gaps), 0);
+	gt_symbol_gaps_free(gaps, 0);
+}
+END_TEST
+
+START_TEST(test_unversioned_gap_needs_a_copy_that_has_it)
+{
+	struct gt_sym_scope scope = { 0 };
+	struct host_resolve_env env = { 0 };
+	struct gt_symbol_gap *gaps = NULL;
+	char extra[4096];
+	size_t n = 0;
+
+	build("nccl-new/libnccl.so.2", "libnccl.so.2", "int ncclGetVersion(void){return 0;} int ncclCommRegister(void){return 0;}\n",
+	      NULL, NULL);
+	build("nccl-old/libnccl.so.2", "libnccl.so.2", "int ncclGetVersion(void){return 0;}\n", NULL, NULL);
+	snprintf(extra, sizeof(extra), "%s -Wl,--enable-new-dtags -Wl,-rpath,%s", fx_path("nccl-new/libnccl.so.2"),
+		 fx_path("nccl-new"));
+	build("fw/libfw.so", "libfw.so", "int ncclGetVersion(void); int ncclCommRegister(void);\n"
+	      "int fw(void) { return ncclGetVersion() + ncclCommRegister(); }\n", NULL, extra);
+	gt_sym_scope_add(&scope, fx_path("fw/libfw.so"));
+	gt_sym_scope_add(&scope, fx_path("nccl-old/libnccl.so.2"));
+	gt_symbol_gaps(&scope, 0, &env, &gaps, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(gaps[0].symbol, "ncclCommRegister");
+	ck_assert_ptr_null(gaps[0].version);
+	ck_assert_str_eq(gaps[0].good_copy, fx_path("nccl-new/libnccl.so.2"));
+	gt_symbol_gaps_free(gaps, n);
+	gt_sym_scope_free(&scope);
+}
+END_TEST
+
+/* The rule on a hand-written trace: cusparse and the old nvJitLink opened,
+ * then closed together, is an undone load with missing-symbol; the same
+ * closes with the new nvJitLink are a plain dlclose. */
+#define TR_OPEN(path, seq, name, rule, req)                                                        \
+	"{'ev':'search','t_us':1,'tid':4242,'seq':" #seq ",'name':'" name "','requester':'" req "'}", \
+	"{'ev':'open','t_us':2,'path':'" path "','ns':0,'search':" #seq ",'name':'" name "','rule':'" rule "'}"
+#define TR_CLOSE(path) "{'ev':'close','t_us':3,'tid':4242,'path':'" path "'}"
+
+static void diagnose_load(struct fx_diag *d, bool old)
+{
+	if (old)
+		fx_diagnose(d, FX_HEADER_ENV("'LD_LIBRARY_PATH':'$TMP/old'"),
+			    TR_OPEN("$TMP/cusparse/libcusparse.so.12", 1, "$TMP/cusparse/libcusparse.so.12", "absolute",
+				    "/usr/bin/python3.11"),
+			    TR_OPEN("$TMP/old/libnvJitLink.so.12", 2, "libnvJitLink.so.12", "ld_library_path",
+				    "$TMP/cusparse/libcusparse.so.12"),
+			    TR_CLOSE("$TMP/cusparse/libcusparse.so.12"), TR_CLOSE("$TMP/old/libnvJitLink.so.12"),
+			    TR_OPEN("$TMP/helper/libhelper.so", 3, "$TMP/helper/libhelper.so", "absolute",
+				    "/usr/bin/python3.11"), FX_END, NULL);
+	else
+		fx_diagnose(d, FX_HEADER,
+			    TR_OPEN("$TMP/helper/libhelper.so", 3, "$TMP/helper/libhelper.so", "absolute",
+				    "/usr/bin/python3.11"),
+			    TR_OPEN("$TMP/cusparse/libcusparse.so.12", 1, "$TMP/cusparse/libcusparse.so.12", "absolute",
+				    "/usr/bin/python3.11"),
+			    TR_OPEN("$TMP/new/libnvJitLink.so.12", 2, "libnvJitLink.so.12", "runpath",
+				    "$TMP/cusparse/libcusparse.so.12"),
+			    TR_CLOSE("$TMP/cusparse/libcusparse.so.12"), TR_CLOSE("$TMP/new/libnvJitLink.so.12"),
+			    FX_END, NULL);
+}
+
+START_TEST(test_rule_missing_symbol_on_undone_load)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	build_layout();
+	diagnose_load(&d, true);
+	f = fx_finding(&d, "missing-symbol");
+	ck_assert_msg(f, "no missing-symbol");
+	ck_assert(f->severity == GT_SEV_ERROR);
+	ck_assert(strstr(f->summary, "__nvJitLinkComplete_12_4, version libnvJitLink.so.12"));
+	ck_assert(fx_evidence_has(f, "good_copy", fx_path("new/libnvJitLink.so.12")));
+	ck_assert(fx_evidence_has(f, "rule", "ld_library_path"));
+	ck_assert(strstr(f->fix, fx_path("old")));
+	ck_assert_uint_eq(d.model.nfailed, 1);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_rule_not_for_healthy_dlclose)
+{
+	struct fx_diag d;
+
+	build_layout();
+	diagnose_load(&d, false);
+	ck_assert_ptr_null(fx_finding(&d, "missing-symbol"));
+	ck_assert_uint_eq(d.model.nfailed, 0);
+	fx_free(&d);
+}
+END_TEST
+
+Suite *symbols_suite(void)
+{
+	Suite *s = suite_create("symbols");
+	TCase *tc = tcase_create("symbols");
+
+	fx_add_fixtures(tc);
+	tcase_set_timeout(tc, 60);  /* each test runs cc */
+	tcase_add_test(tc, test_tables_versions_and_weak);
+	tcase_add_test(tc, test_gap_names_symbol_provider_and_good_copy);
+	tcase_add_test(tc, test_no_gap_when_provider_has_it);
+	tcase_add_test(tc, test_unversioned_gap_needs_a_copy_that_has_it);
+	tcase_add_test(tc, test_rule_missing_symbol_on_undone_load);
+	tcase_add_test(tc, test_rule_not_for_healthy_dlclose);
+	suite_add_tcase(s, tc);
+	return s;
+}
