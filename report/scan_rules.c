@@ -283,7 +283,10 @@ static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 	for (i = 0; i < s->ncopies; i++) {
 		const struct host_copy *c = &s->copies[i];
 
-		if (c->stub || !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
+		/* Link-time stubs (libcuda's, and the toolkit's libnvidia-ml in
+		 * stubs/, versioned by its cuda-nvml-dev package) are no driver. */
+		if (c->stub || strstr(c->path, "/stubs/") ||
+		    !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
 		    !strchr(c->version, '.') || !(why = driver_copy_problem(s, c)))
 			continue;
 		f = gt_finding_add(out, "driver-mismatch", default_search(c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,

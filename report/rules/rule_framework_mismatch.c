@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/elf_info.h"
 #include "host/framework.h"
 #include "report/rules.h"
 
@@ -19,8 +20,48 @@ static bool under(const char *path, const char *root)
 	return path && strncmp(path, root, n) == 0 && path[n] == '/';
 }
 
+/* The first object of the namespace loaded under this SONAME: the one a
+ * DT_NEEDED of that name binds to. */
+static const struct gt_object *first_with_soname(const struct gt_process *p, const char *soname, long ns)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (!p->objects[i].closed && p->objects[i].ns == ns && p->objects[i].soname &&
+		    strcmp(p->objects[i].soname, soname) == 0)
+			return &p->objects[i];
+	return NULL;
+}
+
+/* Does one of the framework's loaded files (under root) name a part of the
+ * copy in its DT_NEEDED? A name that matches an object already loaded
+ * (torch 2.x preloads its cuDNN by path, then libtorch_cuda.so needs
+ * libcudnn.so.9) binds to it without a search the trace could show. */
+static bool needed_by_framework(const struct gt_proc_model *m, size_t copy, const char *root)
+{
+	const struct gt_process *p = m->proc;
+	struct host_elf_info info;
+	const struct gt_object *to;
+	bool used = false;
+	size_t i, k, j;
+
+	for (i = 0; i < p->nobjects && !used; i++) {
+		const struct gt_object *ob = &p->objects[i];
+
+		if (ob->closed || !under(ob->path, root) || !host_elf_read(ob->path, &info))
+			continue;
+		for (k = 0; k < info.nneeded && !used; k++) {
+			to = first_with_soname(p, info.needed[k], ob->ns);
+			for (j = 0; to && j < m->nlibs && !used; j++)
+				used = m->libs[j].copy == copy && m->libs[j].obj == to;
+		}
+		host_elf_free(&info);
+	}
+	return used;
+}
+
 /* Does the framework (its files under root) use this copy: did one of them
- * ask for a part, or search and find one? */
+ * ask for a part, search and find one, or need one by its SONAME? */
 static bool copy_used_by(const struct gt_proc_model *m, size_t copy, const char *root)
 {
 	const struct gt_process *p = m->proc;
@@ -38,7 +79,7 @@ static bool copy_used_by(const struct gt_proc_model *m, size_t copy, const char 
 			if (m->libs[i].copy == copy && strcmp(m->libs[i].obj->path, s->path) == 0)
 				return true;
 	}
-	return false;
+	return needed_by_framework(m, copy, root);
 }
 
 /* The parts a need speaks of: for the CUDA runtime, libcudart itself (not

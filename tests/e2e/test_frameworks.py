@@ -40,6 +40,20 @@ print("conv", rc)
 sys.exit(1 if rc else 0)
 """
 
+# torch 2.x's way: its CUDA wheels' libraries loaded by path first (ctypes),
+# then libtorch_cuda.so, whose DT_NEEDED binds to them by SONAME without a
+# search the trace could show.
+CONV_PRELOADED = """
+import ctypes, sys
+nvidia = sys.argv[2]
+ctypes.CDLL(nvidia + "/cuda_runtime/lib/libcudart.so.13")
+ctypes.CDLL(nvidia + "/cudnn/lib/libcudnn.so.9")
+lib = ctypes.CDLL(sys.argv[1])
+rc = lib.torchlike_conv()
+print("conv", rc)
+sys.exit(1 if rc else 0)
+"""
+
 # A framework that bundles cuDNN 8 and an auditwheel-renamed cudart.
 BUNDLED = """
 import ctypes, sys
@@ -143,6 +157,22 @@ class Frameworks(unittest.TestCase):
         self.assertIn("Remove " + SYSTEM + " from LD_LIBRARY_PATH", f["fix"])
         # cudart 13 and cuBLAS 13 satisfy their pins: nothing said of them
         self.assertEqual({f["evidence"][0]["family"] for f in findings(d, "framework-mismatch")}, {"cudnn"})
+
+    def test_torch_pin_when_its_cudnn_was_preloaded_by_path(self):
+        """As on the GPU machine (torch 2.11): the front was loaded by
+        _ctypes, and libtorch_cuda.so's DT_NEEDED libcudnn.so.9 bound to it
+        by SONAME; the pin still judges the copy torch uses."""
+        lib = self.torch_layout()
+        nvidia = os.path.join(self.site, "nvidia")
+        r = self.run_both([PY, "-c", CONV_PRELOADED, lib, nvidia], {"LD_LIBRARY_PATH": SYSTEM + ":" + DRIVER})
+        rc, d = report_json(r.outdir)
+        (f,) = findings(d, "framework-mismatch")
+        short = {e["path"] for e in f["evidence"][1:]}
+        self.assertIn(os.path.join(SYSTEM, "libcudnn_graph.so.9"), short, f)
+        # and with the wheel's own graph library, nothing
+        r = self.run_both([PY, "-c", CONV_PRELOADED, lib, nvidia], {"LD_LIBRARY_PATH": DRIVER})
+        rc, d = report_json(r.outdir)
+        self.assertEqual(findings(d, "framework-mismatch"), [])
 
     def test_tensorflow_and_cuda_is_healthy(self):
         """tensorflow[and-cuda] pins the cuDNN wheel under an extra, and its
