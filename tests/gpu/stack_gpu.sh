@@ -44,6 +44,7 @@ run_case() {  # name, env assignment or "", then python3's arguments
 	"$GT" doctor --python python3 >"$W/doctor.txt" 2>&1; echo "doctor exit $?"; head -6 "$W/doctor.txt" | cut -c1-200
 	grep -h "Requires-Dist: nvidia-cudnn" $SP/torch-*.dist-info/METADATA | head -2
 	CONV='import torch
+torch.manual_seed(0)
 x = torch.randn(8, 3, 64, 64, device="cuda")
 m = torch.nn.Conv2d(3, 16, 3).cuda()
 print(f"{m(x).sum().item():.4f}")'
@@ -52,6 +53,9 @@ print(f"{m(x).sum().item():.4f}")'
 		printf '\n### older libnvJitLink first on LD_LIBRARY_PATH\n'
 		bash tests/gpu/old_nvjitlink.sh "$W/oldjit" && \
 		run_case nvjitlink "LD_LIBRARY_PATH=$W/oldjit:${LD_LIBRARY_PATH:-}" -c 'import torch; print(torch.zeros(4, device="cuda").to_sparse().sum().item())'
+		# torch 2.11 preloads its own nvJitLink by path, so the older copy is
+		# never used above; a program that loads cuSPARSE by name gets it.
+		run_case nvjitlink_direct "LD_LIBRARY_PATH=$W/oldjit:${LD_LIBRARY_PATH:-}" -c "import ctypes; ctypes.CDLL('$SP/nvidia/cu13/lib/libcusparse.so.12')"
 	fi
 } 2>&1 | tee "$OUT/stack.log"
 tar czf "$OUT/stack-traces.tgz" -C "$W" .
