@@ -115,6 +115,26 @@ class DriverAgainstKernelModule(unittest.TestCase):
         self.assertIn("570.86.15", f["summary"])
         self.assertIn("another release", f["summary"])
 
+    def test_an_images_nvml_newer_than_the_module(self):
+        """nvidia-smi in a container whose image carries its own NVML:
+        "Failed to initialize NVML: Driver/library version mismatch" (18)."""
+        code = ("import ctypes, sys\n"
+                "rc = ctypes.CDLL('libnvidia-ml.so.1').nvmlInit_v2()\n"
+                "print('nvmlInit_v2', rc)\nsys.exit(1 if rc else 0)\n")
+        env = {"LD_LIBRARY_PATH": os.path.join(FIX, "image-nvml")}
+        bare = self.run_in_raw("NVIDIA H200", ["/usr/bin/python3", "-c", code], env)
+        outdir = tempfile.mkdtemp(prefix="gt-kmod-out-")
+        self.addCleanup(shutil.rmtree, outdir, True)
+        traced = self.run_in_raw("NVIDIA H200", [GPUTRACE, "-q", "-o", outdir, "--", "/usr/bin/python3", "-c", code],
+                                 env)
+        self.assertEqual((traced.returncode, traced.stdout), (bare.returncode, bare.stdout), traced.stderr)
+        self.assertEqual(bare.stdout.decode().strip(), "nvmlInit_v2 18")
+        rep = subprocess.run([GPUTRACE, "report", "--json", outdir], capture_output=True, timeout=120)
+        (f,) = self.mismatch(json.loads(rep.stdout))
+        self.assertIn("libnvidia-ml.so.1 590.48.01", f["summary"])
+        self.assertIn("another release", f["summary"])
+        self.assertIn("libnvidia-ml.so.1", f["fix"])
+
     def test_scan_names_the_copies_this_module_cannot_use(self):
         """scan reads the module too: under a ROOT every copy is a warning
         (it breaks whatever puts it on the search path)."""
