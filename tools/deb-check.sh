@@ -2,13 +2,15 @@
 # Builds the Debian package, installs it with apt, runs the installed
 # /usr/bin/gputrace (doctor, and a traced fixture program with its report),
 # removes the package and checks that its files are gone. Root; .ci/run runs
-# it after `make check` (the fixtures must be built: `make fixtures`).
+# it after `make check`.
 set -eu
 cd "$(dirname "$0")/.."
 say() { echo "deb-check: $*"; }
 fail() { say "FAILED: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (apt-get install)"
+# The fixture program it traces (build/ may have been cleaned since make check).
+make -s fixtures
 make -s deb
 deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
 if command -v lintian >/dev/null 2>&1; then
