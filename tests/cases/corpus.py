@@ -357,8 +357,8 @@ def named_paths(text, root):
 
 def names_culprit(finding, culprit, root):
     text = json.dumps([finding.get("summary"), finding.get("evidence"), finding.get("fix")])
-    if "/" not in culprit:
-        return culprit in text
+    if "/" not in culprit:  # a bare name: libcuda.so is not libcuda.so.1
+        return re.search(r"(?<![\w.+-])%s(?![\w+-]|\.\w)" % re.escape(culprit), text) is not None
     want = os.path.join(root, culprit.rstrip("/"))
     real = os.path.realpath(want)
     is_dir = os.path.isdir(want)

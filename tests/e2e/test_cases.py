@@ -102,6 +102,8 @@ class Judging(unittest.TestCase):
         self.assertFalse(corpus.names_culprit(in_fix, "lib/libx.so.1.2", root))
         by_name = {"summary": "libcuda.so.1: cannot open shared object file", "evidence": [], "fix": ""}
         self.assertTrue(corpus.names_culprit(by_name, "libcuda.so.1", root))
+        self.assertFalse(corpus.names_culprit(by_name, "libcuda.so", root))
+        self.assertTrue(corpus.names_culprit({"summary": "no libcuda.so: gone", "evidence": [], "fix": ""}, "libcuda.so", root))
         self.assertFalse(corpus.names_culprit({"summary": json.dumps({}), "evidence": [], "fix": ""},
                                               "libcuda.so.1", root))
 
