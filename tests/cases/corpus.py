@@ -431,6 +431,10 @@ def judge(case, res):
             res.update(ok=True, why="")
         return
     want = case.get("expected", {})
+    shown = (res["bare_out"] + res["bare_err"]).replace(res["root"], "")
+    if case.get("reproduces") and case["reproduces"] not in shown:
+        res.update(ok=False, why="does not reproduce the reported text %r: %r" % (case["reproduces"], shown[-300:]))
+        return
     if res["bare_rc"] == 0 and not want.get("exit_ok"):
         res.update(ok=False, why="the reproduction did not fail (exit 0): " + res["bare_out"][-300:])
         return

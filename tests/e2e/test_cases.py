@@ -27,7 +27,7 @@ IDS = {"driver-missing", "driver-stub", "driver-too-old", "no-device", "cpu-only
        "framework-mismatch", "fork-after-init", "no-kernel-image", "driver-mismatch"}
 # A known_miss case that fails for one of these reasons is a broken case,
 # not a diagnosis gputrace does not make yet.
-BROKEN = ("layout:", "traced run differs", "the reproduction did not fail",
+BROKEN = ("layout:", "traced run differs", "does not reproduce", "the reproduction did not fail",
           "the healthy program failed", "report --json")
 
 
@@ -56,6 +56,8 @@ class CaseFiles(unittest.TestCase):
                 threads.add((t["project"], t["number"]))
                 for key in ("error", "root_cause"):
                     self.assertGreater(len(c[key]), 20, key)
+                # the program must print a piece of the reported text
+                self.assertGreater(len(c["reproduces"]), 20)
                 want = c["expected"]
                 self.assertTrue(want["ids"])
                 self.assertLessEqual(set(want["ids"]), IDS)
