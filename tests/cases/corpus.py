@@ -3,6 +3,7 @@ fake layout, runs its program bare and under gputrace in a private mount
 namespace with the case's own /etc/ld.so.cache, and judges the report.
 
     python3 -m tests.cases.corpus [-v] [NAME...]     run cases alone (from the repository root)
+    python3 -m tests.cases.corpus --markdown         the tables of tests/cases/README.md
 
 Everything is built once per run in one temporary folder: the fake libraries
 are compiled from fixtures/*.c (the CUDA fakes) or generated here (plain
@@ -485,7 +486,27 @@ def table(results):
     return "\n".join(lines)
 
 
+def markdown():
+    """The README's tables of cases, from the case files."""
+    out = ["| case | thread | expected finding | today |", "| --- | --- | --- | --- |"]
+    cases = [load_case(n) for n in list_cases()]
+    for c in cases:
+        if c["kind"] == "reproduction":
+            t = c["thread"]
+            out.append("| `%s` | [%s#%d](%s) | %s | %s |" % (c["name"], t["project"], t["number"], t["url"],
+                       ", ".join(c["expected"]["ids"]), "known_miss" if c.get("known_miss") else "pass"))
+    out += ["", "| healthy layout | what it is | today |", "| --- | --- | --- |"]
+    for c in cases:
+        if c["kind"] == "healthy":
+            out.append("| `%s` | %s | %s |" % (c["name"], c["title"],
+                       "known_miss (false error)" if c.get("known_miss") else "no error"))
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
+    if "--markdown" in argv:
+        sys.stdout.write(markdown())
+        return 0
     verbose = "-v" in argv
     names = [a for a in argv if not a.startswith("-")]
     problem = namespace_problem()
