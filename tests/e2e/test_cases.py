@@ -25,12 +25,6 @@ IDS = {"driver-missing", "driver-stub", "driver-too-old", "no-device", "cpu-only
        "library-not-found", "mixed-versions", "duplicate-library", "shadowed-library",
        "cuda-major-mismatch", "init-failed", "out-of-memory", "crashed", "missing-symbol",
        "framework-mismatch", "fork-after-init", "no-kernel-image", "driver-mismatch"}
-# A known_miss case that fails for one of these reasons is a broken case,
-# not a diagnosis gputrace does not make yet.
-BROKEN = ("layout:", "traced run differs", "does not reproduce", "the reproduction did not fail",
-          "the healthy program failed", "report --json")
-
-
 class CaseFiles(unittest.TestCase):
     def test_every_case_says_where_it_comes_from_and_what_it_expects(self):
         names = corpus.list_cases()
@@ -73,19 +67,24 @@ class Corpus(unittest.TestCase):
         results, workroot = corpus.run_all()
         self.addCleanup(shutil.rmtree, workroot, True)
         print("\n" + corpus.table(results), file=sys.stderr)
-        problems = []
-        for r in results:
-            if r["ok"] and r["known_miss"]:
-                problems.append("%s passes now: remove its known_miss (%s)" % (r["name"], r["known_miss"]))
-            elif not r["ok"] and (not r["known_miss"] or r["why"].startswith(BROKEN)):
-                problems.append("%s: %s" % (r["name"], r["why"]))
+        problems = corpus.problems(results)
         self.assertEqual(problems, [], "\n" + "\n".join(problems))
         healthy = [r for r in results if r["kind"] == "healthy"]
         self.assertTrue(all(r["ok"] or r["known_miss"] for r in healthy))
 
 
 class Judging(unittest.TestCase):
-    """How a finding is matched to a case's culprit."""
+    """How a finding is matched to a case's culprit, and what fails the corpus."""
+
+    def test_known_miss_that_passes_fails_and_broken_cases_fail(self):
+        def r(name, ok, known_miss=None, why=""):
+            return {"name": name, "ok": ok, "known_miss": known_miss, "why": why}
+        self.assertEqual(corpus.problems([r("a", True), r("b", False, "needs x", "no error-level x naming y")]), [])
+        self.assertEqual(len(corpus.problems([r("c", True, "needs x")])), 1)
+        self.assertIn("remove its known_miss", corpus.problems([r("c", True, "needs x")])[0])
+        self.assertEqual(len(corpus.problems([r("d", False, None, "no error-level x naming y")])), 1)
+        for why in ("layout: no such file", "traced run differs: exit 1 vs 0", "does not reproduce the reported text"):
+            self.assertEqual(len(corpus.problems([r("e", False, "needs x", why)])), 1, why)
 
     def test_culprit_named_by_path_link_folder_or_name(self):
         import tempfile
