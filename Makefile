@@ -42,7 +42,7 @@ COMMON_SRC := $(wildcard common/*.c)
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all asan check test check-fresh clean doctor deps install uninstall deb
+.PHONY: all asan cases check test check-fresh clean doctor deps install uninstall deb
 all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe $(BUILD)/torch_doctor.py
 
 # The framework checks' script sits next to the command in the build tree,
@@ -161,6 +161,12 @@ CHECK_SAN ?= $(SAN_FLAGS)
 check:
 	$(PYTHON) tools/check-layers.py
 	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" test
+
+# The corpus of reported failures alone (tests/cases/README.md), in the
+# build `make check` made: `make cases CASES="name ..." CASES_FLAGS=-v`.
+cases:
+	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" all fixtures
+	BUILD=$(abspath $(CHECK_BUILD)) $(PYTHON) -m tests.cases.corpus $(CASES_FLAGS) $(CASES)
 
 # The sanitizer build of the command alone, for debugging: build/asan/gputrace.
 asan:
