@@ -63,6 +63,23 @@ static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s
 	return found;
 }
 
+/* A library of this component and major is loaded: the name was one of
+ * several tried for it (cuDNN asks for .so.9.19.0, then .so.9.19, then
+ * .so.9). Another major is no stand-in: libcudart.so.10.1 not found while
+ * torch's libcudart.so.12 is loaded is still not found. */
+static bool loaded_same_major(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	int want = gt_version_major(fi->version);
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.component, fi->component) == 0 &&
+		    (want < 0 || gt_version_major(m->libs[i].file_version) < 0 ||
+		     gt_version_major(m->libs[i].file_version) == want))
+			return true;
+	return false;
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -78,7 +95,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		/* The driver has its own finding; each name once. */
 		if (s->ours || !s->result || strcmp(s->result, "not_found") || !s->name ||
 		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
-		    gt_model_find(m, fi.component) || gt_failed_search(p, s->name) != s)
+		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
 			continue;
 		if (copy_elsewhere(p, s, copy, sizeof(copy)))
 			snprintf(fix, sizeof(fix),
@@ -88,9 +105,10 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 s->requester ? s->requester : "the program");
 		else
 			snprintf(fix, sizeof(fix),
-				 "Install the library that provides %s (for cuDNN: the nvidia-cudnn wheel "
-				 "or the cudnn package matching your CUDA), or add the folder holding it to "
-				 "LD_LIBRARY_PATH.", s->name);
+				 "Install the library that provides %s%s, or add the folder holding it to "
+				 "LD_LIBRARY_PATH.", s->name,
+				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
+								   "matching your CUDA)" : "");
 		f = gt_finding_add(out, "library-not-found", GT_SEV_ERROR, m, fix,
 				   "%s: cannot open shared object file (searched %zu places)", s->name,
 				   s->ntries);
