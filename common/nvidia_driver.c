@@ -2,10 +2,9 @@
  * file is in the library too. */
 #define _GNU_SOURCE
 #include "common/nvidia_driver.h"
+#include "common/small_file.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,22 +62,7 @@ bool gt_parse_gpu_model(const char *text, char *out, size_t cap)
 
 static bool read_text(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n, total = 0;
-
-	if (fd < 0)
-		return false;
-	while ((size_t)total < cap - 1) {
-		n = read(fd, buf + total, cap - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = 0;
-	return total > 0;
+	return gt_read_small(path, buf, cap) > 0;
 }
 
 bool gt_read_kmod_version(char *out, size_t cap)

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "common/trace_file.h"
 #include "common/nvidia_driver.h"
+#include "common/small_file.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,27 +76,6 @@ const char *gt_image_id(void)
 	return id;
 }
 
-/* Reads a small file into buf (NUL-terminated); returns the bytes read or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, total = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)total < cap - 1) {
-		n = read(fd, buf + total, cap - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = 0;
-	return total;
-}
-
 /* Field 22 of /proc/self/stat: when the process started, in clock ticks since
  * boot. With the pid it names one process on this host for all time. */
 unsigned long long gt_start_ticks_of(long pid)
@@ -113,7 +93,7 @@ unsigned long long gt_start_ticks_of(long pid)
 			path[6 + field] = digits[n - 1 - field];
 		memcpy(path + 6 + n, "/stat", 6);
 	}
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (gt_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');
 	if (!p)
@@ -189,7 +169,7 @@ static const char *initial_env(const char *name)
 	ssize_t i = 0;
 
 	if (len < 0)
-		len = read_small("/proc/self/environ", environ_buf, sizeof(environ_buf));
+		len = gt_read_small("/proc/self/environ", environ_buf, sizeof(environ_buf));
 	while (i < len) {
 		const char *entry = environ_buf + i;
 		size_t el = strlen(entry);
@@ -282,7 +262,7 @@ static bool trace_is_ours(int fd, pid_t pid, unsigned long long start)
 
 static void add_argv(struct jline *j)
 {
-	ssize_t n = read_small("/proc/self/cmdline", cmdline_buf, sizeof(cmdline_buf));
+	ssize_t n = gt_read_small("/proc/self/cmdline", cmdline_buf, sizeof(cmdline_buf));
 	ssize_t i = 0;
 	bool lossy = false;
 

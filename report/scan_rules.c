@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/driver_stack.h"
 #include "report/scan_report.h"
 #include "report/symbol_check.h"
 
@@ -236,37 +237,11 @@ static void refused(const struct host_scan *s, struct gt_findings *out)
 	}
 }
 
-/* Numeric, field by field: 580.159.04 is newer than 580.95.05. */
-static int compare_versions(const char *a, const char *b)
-{
-	long x, y;
-	char *ea, *eb;
-
-	for (;;) {
-		x = strtol(a, &ea, 10);
-		y = strtol(b, &eb, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*ea != '.' || *eb != '.')
-			return (*ea == '.') - (*eb == '.');
-		a = ea + 1;
-		b = eb + 1;
-	}
-}
-
-/* A forward-compatibility copy may be newer than the module, on a
- * data-center GPU; any other copy must be the module's release. */
 static const char *driver_copy_problem(const struct host_scan *s, const struct host_copy *c)
 {
-	bool compat = strstr(c->path, "/compat/") || (c->has_package && strncmp(c->package.name, "cuda-compat", 11) == 0);
-	bool consumer = strstr(s->gpus, "GeForce") || strstr(s->gpus, "TITAN");
+	bool compat = gt_driver_is_compat(c->path, c->real_path, c->has_package ? c->package.name : NULL);
 
-	if (gt_same_release(c->version, s->kmod))
-		return NULL;
-	if (compat && compare_versions(c->version, s->kmod) > 0)
-		return consumer ? "forward compatibility is not supported on this GPU" : NULL;
-	return compat ? "a forward-compatibility copy older than the kernel module" :
-			"another release than the kernel module";
+	return gt_driver_copy_problem(compat, c->version, s->kmod, s->gpus);
 }
 
 /* Each user-space driver copy (libcuda, libnvidia-ml) against the loaded

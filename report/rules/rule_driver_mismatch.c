@@ -12,36 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/driver_stack.h"
 #include "report/rules.h"
 
 static bool is_compat(const struct gt_lib *l)
 {
-	return strstr(l->obj->path, "/compat/") || (l->real_path[0] && strstr(l->real_path, "/compat/")) ||
-	       (l->has_package && strncmp(l->package.name, "cuda-compat", 11) == 0);
-}
-
-/* Numeric, field by field: 580.159.04 is newer than 580.95.05. */
-static int compare_versions(const char *a, const char *b)
-{
-	long x, y;
-	char *ea, *eb;
-
-	for (;;) {
-		x = strtol(a, &ea, 10);
-		y = strtol(b, &eb, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*ea != '.' || *eb != '.')
-			return (*ea == '.') - (*eb == '.');
-		a = ea + 1;
-		b = eb + 1;
-	}
-}
-
-/* Forward compatibility is for data-center GPUs: never on GeForce or TITAN. */
-static bool consumer_gpu(const char *gpus)
-{
-	return gpus && (strstr(gpus, "GeForce") || strstr(gpus, "TITAN"));
+	return gt_driver_is_compat(l->obj->path, l->real_path, l->has_package ? l->package.name : NULL);
 }
 
 /* The driver's own version: its real file name, else its package. */
@@ -75,21 +51,6 @@ static void add_failed_calls(struct gt_finding *f, const struct gt_process *p)
 		gt_evidence_int(e, "status", c->status);
 		gt_evidence_str(e, "caused_by", "driver-mismatch");
 	}
-}
-
-/* Why this library cannot serve this kernel module, or NULL when it can. */
-static const char *reason_of(const struct gt_lib *l, const char *v, const struct gt_process *p)
-{
-	if (gt_same_release(v, p->kmod))
-		return NULL;
-	if (is_compat(l) && compare_versions(v, p->kmod) > 0)
-		return consumer_gpu(p->gpus) ? "forward compatibility is not supported on this GPU (only on "
-					       "data-center GPUs)" : NULL;
-	if (is_compat(l))
-		return "a forward-compatibility driver must be newer than the kernel module, and this one "
-		       "is older";
-	return "the user-space driver is another release than the kernel module (a container image's "
-	       "own copy, or one left behind by a driver upgrade without a reboot)";
 }
 
 static void report_library(const struct gt_proc_model *m, const struct gt_lib *l, const char *v,
@@ -142,7 +103,7 @@ void rule_driver_mismatch(const struct gt_proc_model *m, struct gt_findings *out
 
 		if (!is_driver_library(l) || !(v = driver_version(l)))
 			continue;
-		reason = reason_of(l, v, p);
+		reason = gt_driver_copy_problem(is_compat(l), v, p->kmod, p->gpus);
 		if (reason)
 			report_library(m, l, v, reason, out);
 	}

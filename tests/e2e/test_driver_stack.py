@@ -147,7 +147,7 @@ class DriverAgainstKernelModule(unittest.TestCase):
         compat_old = os.path.join(FIX, "cuda-13.0", "compat", "libcuda.so.580.95.05")
         flagged_files = {os.path.realpath(p): f for p, f in flagged.items()}
         self.assertIn(compat_old, flagged_files)
-        self.assertIn("older than the kernel module", flagged_files[compat_old]["summary"])
+        self.assertIn("this one is older", flagged_files[compat_old]["summary"])
         self.assertEqual(flagged_files[compat_old]["severity"], "warning")
         self.assertIn(os.path.join(FIX, "image-driver", "libcuda.so.570.86.15"), flagged_files)
         self.assertNotIn(os.path.join(FIX, "cuda-13.1", "compat", "libcuda.so.590.44.01"), flagged_files)
