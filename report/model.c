@@ -116,6 +116,8 @@ static struct gt_lib *graph_of_front(struct gt_proc_model *m, const struct gt_li
 			only = &m->libs[k];
 			n++;
 		}
+	if (!n && m->copies[front->copy].borrowed)
+		return (struct gt_lib *)m->copies[front->copy].borrowed;
 	return n == 1 ? only : NULL;
 }
 
@@ -507,6 +509,66 @@ static void describe_copies(struct gt_proc_model *m)
 	}
 }
 
+/* Did the front search for a graph library and find none by its longer
+ * names? cuDNN 9 asks for libcudnn_graph.so.9.19.0, .9.19, then .9; the last
+ * matches an already-loaded graph library's SONAME without any search. */
+static bool front_searched_graph_in_vain(const struct gt_process *p, const struct gt_lib *front)
+{
+	struct gt_family_info fi;
+	bool tried = false;
+	size_t i;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct gt_search *s = &p->searches[i];
+
+		if (!s->requester || !s->name || strcmp(s->requester, front->obj->path) != 0 ||
+		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cudnn_graph") != 0)
+			continue;
+		if (s->result && strcmp(s->result, GT_RESULT_NOT_FOUND) != 0)
+			return false;  /* it found one: the copy has it */
+		tried = true;
+	}
+	return tried;
+}
+
+static bool copy_has(const struct gt_proc_model *m, size_t copy, const char *component)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (m->libs[i].copy == copy && strcmp(m->libs[i].fi.component, component) == 0)
+			return true;
+	return false;
+}
+
+/* A cuDNN 9 front with no graph library of its own, that searched for one in
+ * vain, got the graph library of another copy loaded under the SONAME it
+ * asked for last (libcudnn_graph.so.<major>, same namespace): a 9.19 front
+ * running a 9.14 graph library, though no search says so. */
+static void find_borrowed_graphs(struct gt_proc_model *m)
+{
+	char soname[64];
+	size_t i, k;
+
+	for (i = 0; i < m->nlibs; i++) {
+		const struct gt_lib *front = &m->libs[i];
+		struct gt_copy *c = &m->copies[front->copy];
+
+		if (strcmp(front->fi.component, "cudnn") != 0 || gt_version_major(front->fi.version) < 9 ||
+		    c->borrowed || !front_searched_graph_in_vain(m->proc, front))
+			continue;
+		if (copy_has(m, front->copy, "cudnn_graph"))
+			continue;  /* a graph library of its own */
+		snprintf(soname, sizeof(soname), "libcudnn_graph.so.%d", gt_version_major(front->fi.version));
+		for (k = 0; k < m->nlibs; k++)
+			if (m->libs[k].copy != front->copy && m->libs[k].obj->ns == front->obj->ns &&
+			    m->libs[k].obj->soname && strcmp(m->libs[k].obj->soname, soname) == 0) {
+				c->borrowed = &m->libs[k];
+				break;
+			}
+	}
+}
+
 static void build_copies(struct gt_proc_model *m)
 {
 	m->copies = calloc(m->nlibs ? m->nlibs : 1, sizeof(*m->copies));
@@ -516,6 +578,7 @@ static void build_copies(struct gt_proc_model *m)
 	merge_partial_copies(m);
 	compact_copies(m);
 	describe_copies(m);
+	find_borrowed_graphs(m);
 }
 
 /* A trace without its closing line whose process is still there (the same

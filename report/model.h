@@ -49,6 +49,8 @@ struct gt_copy {
 	bool global;                   /* a part is in the global scope: preloaded, loaded
 	                                  at start-up, or found by the exit's global lookup */
 	const struct gt_lib *global_part; /* the part that shows it, or NULL */
+	const struct gt_lib *borrowed; /* another copy's graph library its cuDNN 9 front got
+	                                  by SONAME (already loaded: no search), or NULL */
 	char users[512];               /* who asked for its parts from outside the family */
 };
 

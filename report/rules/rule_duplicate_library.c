@@ -90,7 +90,16 @@ static void write_fix(const struct gt_proc_model *m, long binding, char *fix, si
 	const struct gt_copy *c;
 	const char *root;
 	char mech[1024];
+	size_t k;
 
+	for (k = 0; k < m->ncopies; k++)
+		if (m->copies[k].borrowed) {
+			snprintf(fix, cap, "The copies are not independent: copy %d's front got copy %d's %s by "
+				 "its SONAME (see mixed-versions). Load one install for the whole process.",
+				 m->copies[k].number, m->copies[m->copies[k].borrowed->copy].number,
+				 m->copies[k].borrowed->obj->path);
+			return;
+		}
 	if (binding < 0) {
 		snprintf(fix, cap, "Each copy is private to the code that loaded it, so each framework "
 			 "gets its own; if one of them fails, make both use one install (one folder, "

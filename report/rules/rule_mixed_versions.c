@@ -27,6 +27,13 @@ static const char *part_version(const struct gt_lib *l, char *out, size_t cap)
 	return source;
 }
 
+/* A part of the copy: its own, or the graph library its front got by
+ * SONAME from another copy (model.h, borrowed). */
+static bool part_of(const struct gt_proc_model *m, size_t copy, const struct gt_lib *l)
+{
+	return l->copy == copy || m->copies[copy].borrowed == l;
+}
+
 /* The part whose version the others are held to: the copy's main library
  * when it states one, else its first part that does. */
 static const struct gt_lib *reference_part(const struct gt_proc_model *m, size_t copy)
@@ -38,7 +45,7 @@ static const struct gt_lib *reference_part(const struct gt_proc_model *m, size_t
 	for (i = 0; i < m->nlibs; i++) {
 		const struct gt_lib *l = &m->libs[i];
 
-		if (l->copy != copy)
+		if (l->copy != copy)  /* the reference is one of its own */
 			continue;
 		part_version(l, v, sizeof(v));
 		if (!strchr(v, '.'))
@@ -75,10 +82,15 @@ static void folder_of(const char *path, char *out, size_t cap)
 
 /* One clause per folder the odd parts came from: how they got there (the
  * mechanism, not a guess) and what undoes it. */
-static size_t fix_clause(const struct gt_lib *l, const char *dir, char *out, size_t cap)
+static size_t fix_clause(const struct gt_lib *l, bool borrowed, const char *dir, char *out, size_t cap)
 {
 	char mech[1024];
 
+	if (borrowed)
+		return (size_t)snprintf(out, cap, " the front got %s by its SONAME %s, which another copy "
+					"had loaded first: load one cuDNN in the process, or put the front's own "
+					"folder first on LD_LIBRARY_PATH;", l->obj->path,
+					l->obj->soname ? l->obj->soname : "");
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 		return (size_t)snprintf(out, cap, " remove %s from LD_LIBRARY_PATH (the parts found "
 					"through it are marked [ld_library_path] above);", dir);
@@ -99,7 +111,7 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 	for (i = 0; i < m->nlibs && len < cap; i++) {
 		const struct gt_lib *l = &m->libs[i];
 
-		if (l->copy != copy || !odd_part(l, ref))
+		if (!part_of(m, copy, l) || !odd_part(l, ref))
 			continue;
 		folder_of(l->obj->path, dir, sizeof(dir));
 		for (k = 0; k < nseen && strcmp(seen[k], dir) != 0; k++)
@@ -109,7 +121,7 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 		if (nseen == 8)
 			break;
 		snprintf(seen[nseen++], sizeof(seen[0]), "%s", dir);
-		len += fix_clause(l, dir, fix + len, cap - len);
+		len += fix_clause(l, l->copy != copy, dir, fix + len, cap - len);
 	}
 	if (len < cap && fix[len - 1] == ';')
 		fix[len - 1] = '.';
@@ -130,7 +142,7 @@ static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_fin
 		return;
 	part_version(refl, ref, sizeof(ref));
 	for (i = 0; i < m->nlibs && !mixed; i++)
-		mixed = m->libs[i].copy == copy && odd_part(&m->libs[i], ref);
+		mixed = part_of(m, copy, &m->libs[i]) && odd_part(&m->libs[i], ref);
 	if (!mixed)
 		return;
 	write_fix(m, copy, ref, fix, sizeof(fix));
@@ -144,12 +156,13 @@ static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_fin
 	for (i = 0; i < m->nlibs; i++) {
 		const struct gt_lib *l = &m->libs[i];
 
-		if (l->copy != copy)
+		if (!part_of(m, copy, l))
 			continue;
 		source = part_version(l, v, sizeof(v));
-		e = gt_evidence_add(f, "%s %s from %s [%s]%s%s", l->fi.component, v[0] ? v : "?",
+		e = gt_evidence_add(f, "%s %s from %s [%s]%s%s%s", l->fi.component, v[0] ? v : "?",
 				    l->obj->path, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?",
-				    l->api_version[0] ? ", answers " : "", l->api_version);
+				    l->api_version[0] ? ", answers " : "", l->api_version,
+				    l->copy != copy ? ", already loaded under the SONAME its front asked for last" : "");
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "version", v);
 		gt_evidence_str(e, "version_source", source);

@@ -245,6 +245,35 @@ START_TEST(test_front_with_foreign_graph_is_one_copy)
 }
 END_TEST
 
+/* whisper-diarization#343: a system cuDNN 9.14 is loaded first; the wheel's
+ * 9.19 front then asks for its graph library by its longer names in vain,
+ * and its last name, libcudnn_graph.so.9, matches the system one's SONAME
+ * with no search: the front's copy borrows that graph library. */
+START_TEST(test_front_borrows_a_graph_library_by_soname)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, OPEN(SYS "/libcudnn.so.9.14.0"),
+		 "{'ev':'open','t_us':1,'path':'" SYS "/libcudnn_graph.so.9.14.0','soname':'libcudnn_graph.so.9','ns':0}",
+		 OPEN(WHEEL "/libcudnn.so.9"),
+		 SEARCH(7, "libcudnn_graph.so.9.19.0", WHEEL "/libcudnn.so.9"),
+		 "{'ev':'search_end','t_us':3,'search':7,'name':'libcudnn_graph.so.9.19.0','result':'not_found'}",
+		 FX_END, NULL);
+	ck_assert_uint_eq(d.model.ncopies, 2);
+	ck_assert_ptr_null(d.model.copies[0].borrowed);
+	ck_assert_ptr_eq(d.model.copies[1].borrowed, &d.model.libs[1]);
+	fx_free(&d);
+
+	/* a front that found its own graph library borrows nothing */
+	fx_build(&d, FX_HEADER, OPEN(SYS "/libcudnn.so.9.14.0"),
+		 "{'ev':'open','t_us':1,'path':'" SYS "/libcudnn_graph.so.9.14.0','soname':'libcudnn_graph.so.9','ns':0}",
+		 OPEN(WHEEL "/libcudnn.so.9"), SEARCH(7, "libcudnn_graph.so.9", WHEEL "/libcudnn.so.9"),
+		 OPEN_FOR(WHEEL "/libcudnn_graph.so.9", 7, "libcudnn_graph.so.9", "runpath"), FX_END, NULL);
+	ck_assert_ptr_null(d.model.copies[1].borrowed);
+	fx_free(&d);
+}
+END_TEST
+
 /* A library named in LD_PRELOAD is found by "preload", whatever path rule
  * the loader used, and its copy is in the global scope. */
 START_TEST(test_preloaded_copy_is_global)
@@ -501,6 +530,7 @@ Suite *model_suite(void)
 	tcase_add_test(libs, test_two_copies_keep_their_answers);
 	tcase_add_test(libs, test_front_with_foreign_graph_is_one_copy);
 	tcase_add_test(libs, test_preloaded_copy_is_global);
+	tcase_add_test(libs, test_front_borrows_a_graph_library_by_soname);
 	tcase_add_test(libs, test_driver_versions);
 	tcase_add_test(libs, test_cublas_properties);
 	tcase_add_test(libs, test_cublaslt_and_nccl);
