@@ -238,6 +238,47 @@ static bool judge_burst(const struct gt_process *p, unsigned long b, struct gt_f
 	return false;
 }
 
+/* A start-up the loader gave up on: the audit half saw objects mapped, the
+ * main namespace never reached its first consistent state (no
+ * startup_loaded note), and the process ended without exiting normally (the
+ * loader's "symbol lookup error", exit 127). Judged like an undone load:
+ * on proof from the symbol tables, over every object mapped so far. */
+static bool judge_startup(const struct gt_process *p, struct gt_failed_load *fl)
+{
+	struct host_resolve_env env;
+	size_t i, k;
+
+	memset(fl, 0, sizeof(*fl));
+	if (!p->audit_seen || p->startup_seen || p->clean_end || p->images != 1 ||
+	    (p->reaped && p->exit_status != 127))
+		return false;
+	for (i = 0; i < p->nobjects; i++) {
+		const struct gt_object *ob = &p->objects[i];
+
+		if (ob->ns != 0 || ob->closed || !ob->path || ob->path[0] != '/' ||
+		    strstr(ob->path, "/libgputrace"))  /* ours, in every traced process */
+			continue;
+		gt_sym_scope_add(&fl->scope, ob->path);
+		fl->objects = gt_xrealloc(fl->objects, (fl->nobjects + 1) * sizeof(*fl->objects));
+		describe_object(p, ob, &fl->objects[fl->nobjects++]);
+	}
+	if (!fl->nobjects) {
+		free_load(fl);
+		return false;
+	}
+	fl->name = p->exe ? p->exe : fl->objects[0].obj->path;
+	fl->requester = NULL;
+	fl->scope.load_failed = true;  /* the loader gave up: exit 127 before start-up completed */
+	fl->at_startup = true;
+	gt_traced_resolve_env(p, &env);
+	for (k = 0; k < fl->scope.n; k++)
+		gt_symbol_gaps(&fl->scope, k, &env, &fl->gaps, &fl->ngaps);
+	if (fl->ngaps)
+		return true;
+	free_load(fl);
+	return false;
+}
+
 void gt_failed_loads_build(struct gt_proc_model *m)
 {
 	struct gt_process *p = m->proc;
@@ -252,6 +293,10 @@ void gt_failed_loads_build(struct gt_proc_model *m)
 	for (b = 1; b <= bursts; b++) {
 		if (!judge_burst(p, b, &fl))
 			continue;
+		m->failed = gt_xrealloc(m->failed, (m->nfailed + 1) * sizeof(*m->failed));
+		m->failed[m->nfailed++] = fl;
+	}
+	if (judge_startup(p, &fl)) {
 		m->failed = gt_xrealloc(m->failed, (m->nfailed + 1) * sizeof(*m->failed));
 		m->failed[m->nfailed++] = fl;
 	}

@@ -35,6 +35,7 @@ struct gt_failed_load {
 	struct gt_symbol_gap *gaps;   /* symbols that made it fail */
 	size_t ngaps;
 	const struct gt_search *missing; /* a DT_NEEDED of its objects not found, or NULL */
+	bool at_startup;              /* the program's own start-up, which the loader gave up (exit 127) */
 };
 
 /* Fills m->failed (undone loads) and concludes the search a process died in

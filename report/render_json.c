@@ -110,7 +110,7 @@ static json_t *rolled_back_json(const struct gt_failed_load *fl)
 	json_t *o = json_object(), *objs = json_array(), *gaps = json_array();
 	size_t i;
 
-	json_object_set_new(o, "kind", json_string("rolled_back"));
+	json_object_set_new(o, "kind", json_string(fl->at_startup ? "startup" : "rolled_back"));
 	gt_evidence_str(o, "name", fl->name);
 	gt_evidence_str(o, "requester", fl->requester);
 	for (i = 0; i < fl->nobjects; i++)

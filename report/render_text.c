@@ -202,8 +202,11 @@ static void print_failed_loads(FILE *f, const struct gt_proc_model *m)
 		const struct gt_failed_load *fl = &m->failed[i];
 
 		fprintf(f, "    failed load: %s", gt_printable(fl->name));
-		fprintf(f, " (asked by %s), undone by the loader; it had mapped:\n",
-			gt_printable(fl->requester ? fl->requester : "?"));
+		if (fl->at_startup)
+			fprintf(f, " at start-up: the loader gave up (exit 127); it had mapped:\n");
+		else
+			fprintf(f, " (asked by %s), undone by the loader; it had mapped:\n",
+				gt_printable(fl->requester ? fl->requester : "?"));
 		for (k = 0; k < fl->nobjects; k++) {
 			const struct gt_failed_object *fo = &fl->objects[k];
 

@@ -165,9 +165,26 @@ static bool is_cuda_name(const char *name)
 	return gt_classify(name, &fi);
 }
 
+/* Does the symbol carry the provider's own API prefix (ncclCommRegister for
+ * libnccl, cudnnGetLibConfig for libcudnn_graph's family)? */
+static bool named_for(const char *symbol, const char *provider_soname)
+{
+	struct gt_family_info fi;
+	size_t n;
+
+	if (!gt_classify(provider_soname, &fi))
+		return false;
+	n = strlen(fi.family);
+	while (*symbol == '_')
+		symbol++;
+	return n >= 4 && strncmp(symbol, fi.family, n) == 0;
+}
+
 /* An unversioned reference names no provider: it is blamed on a CUDA
  * library the consumer needs only when another copy of that library
- * defines it (else it may be meant for the program, or a plug-in). */
+ * defines it, or, in a load known to have failed, when the symbol carries
+ * that library's own API prefix (ncclCommWindowRegister from libnccl.so.2);
+ * else it may be meant for the program, or a plug-in. */
 static const struct gt_sym_obj *unversioned_provider(const struct gt_sym_scope *scope, const struct gt_sym_obj *c,
 						     const struct host_symbol *u, const struct host_resolve_env *env,
 						     char **good)
@@ -179,6 +196,13 @@ static const struct gt_sym_obj *unversioned_provider(const struct gt_sym_scope *
 		p = is_cuda_name(c->needed[k]) ? provider_named(scope, c->needed[k]) : NULL;
 		if (p && (*good = good_copy(p, c->path, u->name, NULL, env)) != NULL)
 			return p;
+	}
+	for (k = 0; scope->load_failed && k < c->nneeded; k++) {
+		p = is_cuda_name(c->needed[k]) ? provider_named(scope, c->needed[k]) : NULL;
+		if (p && named_for(u->name, c->needed[k])) {
+			*good = NULL;
+			return p;
+		}
 	}
 	return NULL;
 }

@@ -28,6 +28,12 @@ struct gt_sym_obj {
 struct gt_sym_scope {
 	struct gt_sym_obj *v;
 	size_t n;
+	/* The load is known to have failed (the loader's exit 127 at start-up):
+	 * an unversioned symbol with a needed CUDA library's own API prefix is
+	 * then blamed on it even with no better copy on disk. A dlopen with
+	 * lazy binding can succeed with such a symbol missing, so this is not
+	 * proof for a run of closes. */
+	bool load_failed;
 };
 
 /* A symbol a consumer needs that its provider lacks. */

@@ -561,6 +561,7 @@ static void mark_startup(struct gt_process *p)
 
 	if (p->images > 1)
 		return;
+	p->startup_seen = true;
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].ns == 0 && !p->objects[i].from_linkmap)
 			p->objects[i].startup = true;

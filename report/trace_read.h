@@ -100,6 +100,7 @@ struct gt_process {
 	bool forked;          /* a fork child: its first image is its parent's */
 	char *parent_cuda;    /* a fork child: the parent's first CUDA call before the fork, or NULL */
 	unsigned long long start_ticks; /* when it started (with pid and host: this process) */
+	bool startup_seen;    /* the audit half's "startup_loaded" note: start-up completed */
 	char *kmod;           /* the NVIDIA kernel module's version, or NULL when not recorded */
 	char *gpus;           /* the GPUs' models, as the module listed them, ", " between; or NULL */
 	struct gt_object *objects;

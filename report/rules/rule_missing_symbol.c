@@ -96,8 +96,12 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, m, fix,
 			   "%s: undefined symbol: %s%s: %s lacks it", base_name(g->consumer), g->symbol, ver,
 			   g->provider);
-	e = gt_evidence_add(f, "the load of %s was undone by the loader: %s needs %s%s", fl->name,
-			    base_name(g->consumer), g->symbol, ver);
+	if (fl->at_startup)
+		e = gt_evidence_add(f, "the loader gave up starting %s (exit 127): %s needs %s%s", fl->name,
+				    base_name(g->consumer), g->symbol, ver);
+	else
+		e = gt_evidence_add(f, "the load of %s was undone by the loader: %s needs %s%s", fl->name,
+				    base_name(g->consumer), g->symbol, ver);
 	gt_evidence_str(e, "symbol", g->symbol);
 	gt_evidence_str(e, "symbol_version", g->version);
 	gt_evidence_str(e, "name", fl->name);
