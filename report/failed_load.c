@@ -268,7 +268,9 @@ static bool judge_startup(const struct gt_process *p, struct gt_failed_load *fl)
 	}
 	fl->name = p->exe ? p->exe : fl->objects[0].obj->path;
 	fl->requester = NULL;
-	fl->scope.load_failed = true;  /* the loader gave up: exit 127 before start-up completed */
+	/* Known to have failed only when its status says the loader gave up:
+	 * a process that died otherwise at start-up may not have mapped all. */
+	fl->scope.load_failed = p->reaped && p->exit_status == 127;
 	fl->at_startup = true;
 	gt_traced_resolve_env(p, &env);
 	for (k = 0; k < fl->scope.n; k++)
