@@ -13,7 +13,12 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 {
 	size_t i, k;
 
-	fprintf(f, "\nfor %s, the loader would take:\n", gt_printable(fr->consumer));
+	if (!fr->n) {
+		fprintf(f, "%s needs no CUDA library: none of its DT_NEEDED, direct or through its "
+			"libraries, is one\n", gt_printable(fr->consumer));
+		return;
+	}
+	fprintf(f, "for %s, the loader would take:\n", gt_printable(fr->consumer));
 	for (i = 0; i < fr->n; i++) {
 		const struct host_scan_for_item *it = &fr->items[i];
 		const struct host_resolution *r = &it->res;
@@ -116,12 +121,17 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 	if (s->kmod[0])
 		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
 			gt_printable(s->gpus));
-	for (i = 0; i < s->ncopies; i++)
+	/* With --for, the consumer's tree is the answer: the host's listing is
+	 * what a plain scan prints. */
+	for (i = 0; i < s->ncopies && !fr; i++)
 		sorted[i] = &s->copies[i];
-	qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
-	for (i = 0; i < s->ncopies; i++)
+	if (!fr)
+		qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
+	for (i = 0; i < s->ncopies && !fr; i++)
 		print_copy(f, sorted[i]);
 	free(sorted);
+	if (fr)
+		print_for(f, fr);
 	for (i = 0; i < fs->n; i++) {
 		const struct gt_finding *x = &fs->v[i];
 
@@ -131,8 +141,6 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		fprintf(f, "         fix: %s\n", gt_printable(x->fix));
 	}
-	if (fr)
-		print_for(f, fr);
 }
 
 static json_t *copy_json(const struct host_copy *c)

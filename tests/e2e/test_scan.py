@@ -574,6 +574,16 @@ class LoaderAgreement(ScanCase):
         self.assertIn(r.returncode, (0, 1))
         self.assertIn("libcudnn.so.8 -> ", out)
         self.assertIn("[runpath]", out)
+        # the consumer's tree is the answer: no host listing before it
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("gputrace scan: "), lines[0])
+        self.assertTrue(lines[1].startswith("for "), lines[:3])
+
+    def test_text_for_a_consumer_without_cuda(self):
+        r = scan_raw("--for", "/bin/sh", fix("bundle8"))
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("/bin/sh needs no CUDA library", r.stdout.decode())
+        self.assertNotIn("the loader would take", r.stdout.decode())
 
 
 # ---- 3. bad input ----
