@@ -244,6 +244,17 @@ static const char *driver_copy_problem(const struct host_scan *s, const struct h
 	return gt_driver_copy_problem(compat, c->version, s->kmod, s->gpus);
 }
 
+/* Is any name of this file where programs look? */
+static bool any_name_searched(const struct host_scan *s, const struct host_copy *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncopies; i++)
+		if ((&s->copies[i] == c || same_file(&s->copies[i], c)) && default_search(&s->copies[i]))
+			return true;
+	return false;
+}
+
 /* Each user-space driver copy (libcuda, libnvidia-ml) against the loaded
  * kernel module: an error where programs look for it by default, a warning
  * elsewhere (it breaks whatever puts it on the search path). */
@@ -257,14 +268,20 @@ static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 		return;
 	for (i = 0; i < s->ncopies; i++) {
 		const struct host_copy *c = &s->copies[i];
+		size_t k;
 
+		/* One finding per file: libcuda.so, .so.1 and .so.580.95.05 are one. */
+		for (k = 0; k < i && !same_file(&s->copies[k], c); k++)
+			;
+		if (k < i)
+			continue;
 		/* Link-time stubs (libcuda's, and the toolkit's libnvidia-ml in
 		 * stubs/, versioned by its cuda-nvml-dev package) are no driver. */
 		if (c->stub || strstr(c->path, "/stubs/") ||
 		    !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
 		    !strchr(c->version, '.') || !(why = driver_copy_problem(s, c)))
 			continue;
-		f = gt_finding_add(out, "driver-mismatch", default_search(c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
+		f = gt_finding_add(out, "driver-mismatch", any_name_searched(s, c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
 				   "Use the host's driver libraries at the kernel module's release; keep this "
 				   "copy off LD_LIBRARY_PATH and out of ld.so.conf.",
 				   "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,

@@ -147,6 +147,10 @@ class DriverAgainstKernelModule(unittest.TestCase):
         compat_old = os.path.join(FIX, "cuda-13.0", "compat", "libcuda.so.580.95.05")
         flagged_files = {os.path.realpath(p): f for p, f in flagged.items()}
         self.assertIn(compat_old, flagged_files)
+        # one finding per file, not one per name (libcuda.so, .so.1, .so.580.95.05)
+        per_file = [f for f in d["findings"] if f["id"] == "driver-mismatch" and
+                    any(os.path.realpath(e.get("path", "")) == compat_old for e in f["evidence"])]
+        self.assertEqual(len(per_file), 1, [f["summary"] for f in per_file])
         self.assertIn("this one is older", flagged_files[compat_old]["summary"])
         self.assertEqual(flagged_files[compat_old]["severity"], "warning")
         self.assertIn(os.path.join(FIX, "image-driver", "libcuda.so.570.86.15"), flagged_files)
