@@ -192,6 +192,8 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 {
 	int saved = errno;
 
+	/* First, whatever else happens: kill() passes calls on, traced or not. */
+	preload_signals_init();
 	/* The audit copy of this library runs constructors too, in the audit
 	 * namespace: there the preload half has nothing to do. */
 	if (gt_disabled() || !in_base_namespace())

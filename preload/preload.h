@@ -45,5 +45,7 @@ void preload_versions_of_loaded(void);
 /* scope.c. At exit: a "global" line for each CUDA-family object a lookup in
  * the default scope finds. */
 void preload_global_scope_at_exit(void);
+/* signals.c. Resolves the real kill(), from the constructor. */
+void preload_signals_init(void);
 
 #endif

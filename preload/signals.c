@@ -14,7 +14,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "common/export.h"
 #include "common/jline.h"
@@ -44,22 +46,24 @@ static void note_signal_sent(pid_t pid, int sig)
 	preload_write(buf, jl_end(&j));
 }
 
+static kill_fn real_kill;
+
+/* From the constructor: kill() is async-signal-safe and programs call it
+ * from signal handlers, where dlsym may not run (the loader's lock). */
+void preload_signals_init(void)
+{
+	__atomic_store_n(&real_kill, (kill_fn)preload_dlsym(RTLD_NEXT, "kill"), __ATOMIC_RELEASE);
+}
+
 GT_EXPORT int kill(pid_t pid, int sig)
 {
-	static kill_fn real;
-	kill_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+	kill_fn f = __atomic_load_n(&real_kill, __ATOMIC_ACQUIRE);
 	int saved = errno;
 
-	if (!f) {
-		f = (kill_fn)preload_dlsym(RTLD_NEXT, "kill");
-		if (!f) {
-			errno = ENOSYS;
-			return -1;
-		}
-		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
-	}
 	if (pid > 0 && stopping(sig) && preload_ready && !preload_in_hook)
 		note_signal_sent(pid, sig);
 	errno = saved;
-	return f(pid, sig);
+	/* Before the constructor ran (or if the next kill is not found): the
+	 * system call itself, which is all libc's kill is. */
+	return f ? f(pid, sig) : (int)syscall(SYS_kill, pid, sig);
 }
