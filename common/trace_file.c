@@ -283,22 +283,45 @@ static void add_argv(struct jline *j)
 		jl_bool(j, GT_K_ARGV_LOSSY, true);
 }
 
-static void add_gpu_model(const char *model, void *data)
+#define MAX_GPUS 16
+
+/* The kernel side of the driver, read once per program image: a fork
+ * child's header reuses its parent's reading (the module does not change
+ * under a running process). */
+static struct {
+	bool read, have;
+	char kmod[64];
+	char gpus[MAX_GPUS][128];
+	int ngpus;
+} kernel_driver;
+
+static void keep_gpu_model(const char *model, void *data)
 {
-	jl_array_str(data, model, strlen(model));
+	size_t n = strnlen(model, sizeof(kernel_driver.gpus[0]) - 1);
+
+	(void)data;
+	memcpy(kernel_driver.gpus[kernel_driver.ngpus], model, n);
+	kernel_driver.gpus[kernel_driver.ngpus++][n] = 0;
 }
 
 /* The kernel side of the driver (no driver call): the user-space driver a
- * process loads must match it. Once per process, in the preload header. */
+ * process loads must match it. In the preload header. */
 static void add_kernel_driver(struct jline *j)
 {
-	char kmod[64];
+	int i;
 
-	if (!gt_read_kmod_version(kmod, sizeof(kmod)))
+	if (!kernel_driver.read) {
+		kernel_driver.read = true;
+		kernel_driver.have = gt_read_kmod_version(kernel_driver.kmod, sizeof(kernel_driver.kmod));
+		if (kernel_driver.have)
+			gt_read_gpu_models(keep_gpu_model, NULL, MAX_GPUS);
+	}
+	if (!kernel_driver.have)
 		return;
-	jl_str(j, GT_K_NVIDIA_KMOD, kmod);
+	jl_str(j, GT_K_NVIDIA_KMOD, kernel_driver.kmod);
 	jl_array_begin(j, GT_K_NVIDIA_GPUS);
-	gt_read_gpu_models(add_gpu_model, j, 16);
+	for (i = 0; i < kernel_driver.ngpus; i++)
+		jl_array_str(j, kernel_driver.gpus[i], strlen(kernel_driver.gpus[i]));
 	jl_array_end(j);
 }
 

@@ -306,14 +306,27 @@ static void build_lib(const struct gt_process *p, const struct gt_object *ob, st
 	l->found_by = found_by(p, ob);
 }
 
-static void folder_of(const struct gt_lib *l, char *out, size_t cap)
+void gt_folder_of(const char *path, char *out, size_t cap)
 {
 	char *slash;
 
-	snprintf(out, cap, "%s", l->real_path[0] ? l->real_path : l->obj->path);
+	snprintf(out, cap, "%s", path);
 	slash = strrchr(out, '/');
 	if (slash)
 		*slash = 0;
+}
+
+const char *gt_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A library's folder: of its real file when it is on this disk. */
+static void folder_of(const struct gt_lib *l, char *out, size_t cap)
+{
+	gt_folder_of(l->real_path[0] ? l->real_path : l->obj->path, out, cap);
 }
 
 /* The family's main library: cuDNN's libcudnn, cuBLAS's libcublas ... (the
@@ -443,16 +456,9 @@ static void compact_copies(struct gt_proc_model *m)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static void add_user(struct gt_copy *c, const char *requester)
 {
-	const char *name = base_name(requester);
+	const char *name = gt_base_name(requester);
 	size_t len = strlen(c->users), n = strlen(name);
 	const char *at;
 
@@ -702,7 +708,7 @@ size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family)
 
 void gt_lib_mechanism(const struct gt_lib *l, char *out, size_t cap)
 {
-	const char *req = l->obj->requester ? base_name(l->obj->requester) : NULL;
+	const char *req = l->obj->requester ? gt_base_name(l->obj->requester) : NULL;
 
 	switch (l->found_by) {
 	case GT_RULE_PRELOAD:

@@ -96,6 +96,11 @@ const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct 
  * torch/lib/libcudnn.so.8). */
 bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family_info *fi);
 
+/* The folder of a path (all before its last '/'; the path itself when it
+ * has none), and its last component. */
+void gt_folder_of(const char *path, char *out, size_t cap);
+const char *gt_base_name(const char *path);
+
 /* The loaded library of a component ("cudart", "cudnn_graph", "cuda"), or NULL. */
 const struct gt_lib *gt_model_find(const struct gt_proc_model *m, const char *component);
 

@@ -121,13 +121,12 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 
 static void print_lib(FILE *f, const struct gt_lib *l, const char *indent)
 {
-	const char *from = l->api_from ? strrchr(l->api_from, '/') : NULL;
 
 	fprintf(f, "%s%-30s %-10s %s [%s]", indent, gt_printable(l->fi.component),
 		gt_printable(l->version[0] ? l->version : "?"), gt_printable(l->obj->path),
 		l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
 	if (strcmp(l->version_source, "api") == 0 && l->api_from && strcmp(l->api_from, l->obj->path) != 0)
-		fprintf(f, " (its answer, through %s)", gt_printable(from ? from + 1 : l->api_from));
+		fprintf(f, " (its answer, through %s)", gt_printable(gt_base_name(l->api_from)));
 	else if (strcmp(l->version_source, "api") == 0)
 		fprintf(f, " (its own answer)");
 	if (l->has_package)

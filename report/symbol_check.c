@@ -11,13 +11,7 @@
 #include "common/family.h"
 #include "common/xalloc.h"
 #include "host/elf_info.h"
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
+#include "report/model.h"
 
 long gt_sym_scope_add(struct gt_sym_scope *s, const char *path)
 {
@@ -38,7 +32,7 @@ long gt_sym_scope_add(struct gt_sym_scope *s, const char *path)
 	}
 	host_elf_free(&info);
 	if (!o.soname)
-		o.soname = gt_xstrdup(base_name(path));
+		o.soname = gt_xstrdup(gt_base_name(path));
 	s->v = gt_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n] = o;
 	return (long)s->n++;

@@ -57,15 +57,12 @@ static void report_library(const struct gt_proc_model *m, const struct gt_lib *l
 			   const char *reason, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
-	char fix[9216], mech[1024], dir[4096], *slash;
+	char fix[9216], mech[1024], dir[4096];
 	struct gt_finding *f;
 	json_t *e;
 
 	gt_lib_mechanism(l, mech, sizeof(mech));
-	snprintf(dir, sizeof(dir), "%s", l->obj->path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
+	gt_folder_of(l->obj->path, dir, sizeof(dir));
 	snprintf(fix, sizeof(fix),
 		 "Load the host's %s, the kernel module's release %s: this one came from %s through %s%s. "
 		 "%s",

@@ -65,9 +65,9 @@ static void add_copy_evidence(struct gt_finding *f, const struct gt_proc_model *
 	const struct gt_copy *c = &m->copies[copy];
 	const struct gt_lib *l = face_of(m, copy);
 	char scope[1200], mech[1024], pkg[256] = "";
-	const char *req = l->obj->requester ? strrchr(l->obj->requester, '/') : NULL;
+	const char *req = l->obj->requester ? gt_base_name(l->obj->requester) : NULL;
 	/* "used by" only when it says more than the mechanism already does */
-	bool users = c->users[0] && !(req && strcmp(req + 1, c->users) == 0);
+	bool users = c->users[0] && !(req && strcmp(req, c->users) == 0);
 	json_t *e;
 
 	scope_words(m, c, scope, sizeof(scope));

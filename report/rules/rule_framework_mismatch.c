@@ -91,21 +91,11 @@ static bool concerned(const struct gt_lib *l, const struct host_need *need)
 	return strcmp(need->family, "cudart") != 0 || strcmp(l->fi.component, "cudart") == 0;
 }
 
-static void folder_of(const char *path, char *out, size_t cap)
-{
-	char *slash;
-
-	snprintf(out, cap, "%s", path);
-	slash = strrchr(out, '/');
-	if (slash)
-		*slash = 0;
-}
-
 static void write_fix(const struct gt_lib *l, const struct host_need *need, char *fix, size_t cap)
 {
 	char dir[4096];
 
-	folder_of(l->obj->path, dir, sizeof(dir));
+	gt_folder_of(l->obj->path, dir, sizeof(dir));
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 		snprintf(fix, cap, "Remove %s from LD_LIBRARY_PATH, so that %s loads the %s it was built for (%s).",
 			 dir, need->framework, need->family, need->spec);

@@ -11,13 +11,6 @@
 #include "report/failed_load.h"
 #include "report/rules.h"
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static const struct gt_failed_object *object_at(const struct gt_proc_model *m, const char *path)
 {
 	size_t i, k;
@@ -40,35 +33,28 @@ static const struct gt_object *loaded_object(const struct gt_process *p, const c
 	return NULL;
 }
 
-static void folder_of(const char *path, char *out, size_t cap)
-{
-	const char *slash = strrchr(path, '/');
-
-	snprintf(out, cap, "%.*s", slash ? (int)(slash - path) : (int)strlen(path), path);
-}
-
 /* How the fix reads: the mechanism that put the lacking copy first. */
 static void write_fix(const struct gt_symbol_gap *g, enum gt_rule rule, char *fix, size_t cap)
 {
 	char bad[4096], good[4096];
 
-	folder_of(g->provider, bad, sizeof(bad));
+	gt_folder_of(g->provider, bad, sizeof(bad));
 	if (g->good_copy)
-		folder_of(g->good_copy, good, sizeof(good));
+		gt_folder_of(g->good_copy, good, sizeof(good));
 	if (rule == GT_RULE_LD_LIBRARY_PATH && g->good_copy)
 		snprintf(fix, cap, "Remove %s from LD_LIBRARY_PATH (its older %s comes first there), or put %s "
-			 "before it: %s has %s.", bad, base_name(g->provider), good, g->good_copy, g->symbol);
+			 "before it: %s has %s.", bad, gt_base_name(g->provider), good, g->good_copy, g->symbol);
 	else if (rule == GT_RULE_LD_LIBRARY_PATH)
 		snprintf(fix, cap, "Remove %s from LD_LIBRARY_PATH (its %s lacks %s), or install a %s that "
-			 "defines it.", bad, base_name(g->provider), g->symbol, base_name(g->provider));
+			 "defines it.", bad, gt_base_name(g->provider), g->symbol, gt_base_name(g->provider));
 	else if (g->good_copy)
 		snprintf(fix, cap, "Make the loader take %s, which has %s, instead of %s (found by %s): "
 			 "put %s first on LD_LIBRARY_PATH, or remove the older copy.", g->good_copy, g->symbol,
 			 g->provider, gt_rule_name(rule), good);
 	else
 		snprintf(fix, cap, "Install the %s that %s was built against (one that defines %s), or a %s "
-			 "matching the %s you have.", base_name(g->provider), base_name(g->consumer), g->symbol,
-			 base_name(g->consumer), base_name(g->provider));
+			 "matching the %s you have.", gt_base_name(g->provider), gt_base_name(g->consumer), g->symbol,
+			 gt_base_name(g->consumer), gt_base_name(g->provider));
 }
 
 static void lib_evidence(json_t *e, const struct gt_failed_object *fo, const struct gt_object *ob)
@@ -94,14 +80,14 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 		snprintf(ver, sizeof(ver), ", version %s", g->version);
 	write_fix(g, rule, fix, sizeof(fix));
 	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, m, fix,
-			   "%s: undefined symbol: %s%s: %s lacks it", base_name(g->consumer), g->symbol, ver,
+			   "%s: undefined symbol: %s%s: %s lacks it", gt_base_name(g->consumer), g->symbol, ver,
 			   g->provider);
 	if (fl->at_startup)
 		e = gt_evidence_add(f, "the loader gave up starting %s (exit 127): %s needs %s%s", fl->name,
-				    base_name(g->consumer), g->symbol, ver);
+				    gt_base_name(g->consumer), g->symbol, ver);
 	else
 		e = gt_evidence_add(f, "the load of %s was undone by the loader: %s needs %s%s", fl->name,
-				    base_name(g->consumer), g->symbol, ver);
+				    gt_base_name(g->consumer), g->symbol, ver);
 	gt_evidence_str(e, "symbol", g->symbol);
 	gt_evidence_str(e, "symbol_version", g->version);
 	gt_evidence_str(e, "name", fl->name);

@@ -70,16 +70,6 @@ static bool odd_part(const struct gt_lib *l, const char *ref)
 	return api[0] && strchr(api, '.') && strcmp(api, ref) != 0;
 }
 
-static void folder_of(const char *path, char *out, size_t cap)
-{
-	char *slash;
-
-	snprintf(out, cap, "%s", path);
-	slash = strrchr(out, '/');
-	if (slash)
-		*slash = 0;
-}
-
 /* One clause per folder the odd parts came from: how they got there (the
  * mechanism, not a guess) and what undoes it. */
 static size_t fix_clause(const struct gt_lib *l, bool borrowed, const char *dir, char *out, size_t cap)
@@ -113,7 +103,7 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 
 		if (!part_of(m, copy, l) || !odd_part(l, ref))
 			continue;
-		folder_of(l->obj->path, dir, sizeof(dir));
+		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		for (k = 0; k < nseen && strcmp(seen[k], dir) != 0; k++)
 			;
 		if (k < nseen)

@@ -76,16 +76,6 @@ static bool searched_early(enum gt_rule rule)
 	return rule == GT_RULE_LD_LIBRARY_PATH || rule == GT_RULE_LD_SO_CACHE || rule == GT_RULE_DEFAULT;
 }
 
-static void folder_of(const char *path, char *out, size_t cap)
-{
-	char *slash;
-
-	snprintf(out, cap, "%s", path);
-	slash = strrchr(out, '/');
-	if (slash)
-		*slash = 0;
-}
-
 /* One finding per folder that shadows and requester that is shadowed: cuDNN 9
  * loses all its sub-libraries to one folder on LD_LIBRARY_PATH at once. */
 static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_proc_model *m,
@@ -101,7 +91,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 
 		if (f->proc != m || strcmp(f->id, "shadowed-library") != 0 || !e0)
 			continue;
-		folder_of(json_string_value(json_object_get(e0, "path")), d0, sizeof(d0));
+		gt_folder_of(json_string_value(json_object_get(e0, "path")), d0, sizeof(d0));
 		if (strcmp(d0, dir) == 0 &&
 		    strcmp(json_string_value(json_object_get(e0, "requester")), l->obj->requester) == 0)
 			return f;
@@ -125,7 +115,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 
 		if (!searched_early(l->found_by) || !l->real_path[0] || !bundled_copy(l, copy, sizeof(copy)))
 			continue;
-		folder_of(l->obj->path, dir, sizeof(dir));
+		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		f = finding_for(out, m, l, dir);
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
