@@ -22,7 +22,7 @@ MT=${MT:-$(nproc)}
 NMT=${NMT:-1000000}
 
 $MAKE -s BUILD="$BUILD" all fixtures >/dev/null
-$MAKE -s -f Makefile -f bench/bench.mk BUILD="$BUILD" "$BUILD/bench/malloc_loop" >/dev/null
+$MAKE -s BUILD="$BUILD" "$BUILD/bench/malloc_loop" >/dev/null
 
 # The fake cudart dlopen()s libcuda.so.1 by name: the fake driver.
 LD_LIBRARY_PATH="$(cd "$BUILD/fixtures/driver" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -164,6 +164,11 @@ static void read_dynsym(struct tables *t, struct host_symbols *out)
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct host_symbol *)a)->name, ((const struct host_symbol *)b)->name);
+}
+
 bool host_symbols_read(const char *path, struct host_symbols *out)
 {
 	struct tables t = { 0 };
@@ -192,6 +197,11 @@ bool host_symbols_read(const char *path, struct host_symbols *out)
 		read_verdef(&t);
 		if (t.dynsym)
 			read_dynsym(&t, out);
+		/* By name, so each question is a binary search: a consumer's
+		 * thousands of undefined symbols against cuBLAS's tens of
+		 * thousands of definitions. */
+		if (out->ndefined)
+			qsort(out->defined, out->ndefined, sizeof(*out->defined), by_name);
 		out->ok = t.dynsym != NULL;
 		if (!out->ok)
 			snprintf(out->error, sizeof(out->error), "no dynamic symbol table");
@@ -222,15 +232,29 @@ void host_symbols_free(struct host_symbols *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The first definition named name (defined is sorted by name), or ndefined. */
+static size_t first_named(const struct host_symbols *s, const char *name)
+{
+	size_t lo = 0, hi = s->ndefined;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->defined[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 bool host_symbols_define(const struct host_symbols *s, const char *name, const char *version)
 {
 	size_t i;
 
-	for (i = 0; i < s->ndefined; i++) {
+	for (i = first_named(s, name); i < s->ndefined && strcmp(s->defined[i].name, name) == 0; i++) {
 		const struct host_symbol *d = &s->defined[i];
 
-		if (strcmp(d->name, name) != 0)
-			continue;
 		if (!version && !d->hidden)
 			return true;
 		if (version && (!d->version || !s->versioned || strcmp(d->version, version) == 0))

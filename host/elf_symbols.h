@@ -21,7 +21,7 @@ struct host_symbols {
 	bool versioned;     /* the file has a DT_VERDEF table */
 	struct host_symbol *needed;   /* undefined, in .dynsym order */
 	size_t nneeded;
-	struct host_symbol *defined;  /* defined and exported (default or protected) */
+	struct host_symbol *defined;  /* defined and exported (default or protected), sorted by name */
 	size_t ndefined;
 	char error[256];
 };
