@@ -74,7 +74,7 @@ static int one_file(const char *path, int rounds, int only)
 	printf("%s\n  section %llu bytes, %u containers, %u entries (%u other)%s\n  %s\n"
 	       "  read: median %.3f ms of %d (min %.3f, max %.3f)\n",
 	       path, fb->section_bytes, fb->containers, fb->entries, fb->other_entries,
-	       fb->partial ? ", PARTIAL" : "", fb->has_device_code ? list : "(no device code)",
+	       fb->partial ? ", PARTIAL" : fb->code_elsewhere ? ", and more in a data section (not read)" : "", fb->has_device_code ? list : "(no device code)",
 	       t[rounds / 2], rounds, t[0], t[rounds - 1]);
 	return 0;
 }

@@ -198,6 +198,27 @@ void host_fatbin_read_section(int fd, unsigned long long off, unsigned long long
 	}
 }
 
+/* Whether a data section starts with embedded containers within its first
+ * 64 KiB (one read, not a scan of a section that can be 300 MB). */
+static bool data_holds_containers(int fd, unsigned long long off, unsigned long long size)
+{
+	static unsigned char buf[64 * 1024];
+	size_t len = size < sizeof(buf) ? (size_t)size : sizeof(buf), i;
+
+	if (len < CONTAINER_HEADER_MIN || !read_at(fd, off, buf, len))
+		return false;
+	for (i = 0; i + CONTAINER_HEADER_MIN <= len; i += 4)
+		if (le32(buf + i) == CONTAINER_MAGIC && le16(buf + i + 4) == 1 && le16(buf + i + 6) == 16)
+			return true;
+	return false;
+}
+
+static bool is_data_section(const char *name)
+{
+	return strcmp(name, ".ldata") == 0 || strcmp(name, ".lrodata") == 0 || strcmp(name, ".rodata") == 0 ||
+	       strcmp(name, ".data") == 0 || strcmp(name, ".data.rel.ro") == 0;
+}
+
 /* The fat-binary sections named in the section headers; libelf reads only
  * the section headers and the name table, not the sections. */
 static bool read_sections(int fd, struct host_fatbin *fb, char *err, size_t errcap)
@@ -226,6 +247,8 @@ static bool read_sections(int fd, struct host_fatbin *fb, char *err, size_t errc
 			host_fatbin_read_section(fd, sh.sh_offset, sh.sh_size, false, fb);
 		else if (strcmp(name, "__nv_relfatbin") == 0)
 			host_fatbin_read_section(fd, sh.sh_offset, sh.sh_size, true, fb);
+		else if (!fb->code_elsewhere && is_data_section(name))
+			fb->code_elsewhere = data_holds_containers(fd, sh.sh_offset, sh.sh_size);
 	}
 	qsort(fb->images, fb->nimages, sizeof(fb->images[0]), image_order);
 	ok = true;

@@ -28,6 +28,9 @@ struct host_fatbin {
 	struct host_fatbin_image images[HOST_FATBIN_MAX_IMAGES]; /* sorted: SASS first, by arch */
 	size_t nimages;
 	bool partial;          /* a header could not be read, or too many kinds: a lower bound */
+	bool code_elsewhere;   /* fat binaries also sit in a data section (cuFFT keeps
+	                          thousands in .ldata and loads them itself): not read,
+	                          so the lists above are not all the file carries */
 };
 
 /* The device code of the file at path, read at the first call for this file

@@ -5,7 +5,8 @@
  * Code that only runs through PTX (JIT at start-up) is an info line. The
  * device comes from the program's own calls ("device" lines); files are
  * read from disk, headers only (host/fatbin.c), and only for processes that
- * named a device or got a 209. Files without device code are never judged. */
+ * named a device or got a 209. Files without device code are never judged,
+ * nor files that keep fat binaries in a data section too (cuFFT). */
 #include <stdio.h>
 #include <string.h>
 
@@ -93,7 +94,8 @@ static size_t judge_objects(const struct gt_process *p, const struct device_cc *
 		if (!o->path || o->path[0] != '/' || o->closed || seen_before(v, n, o->path))
 			continue;
 		fb = host_fatbin_of(o->path, err, sizeof(err));
-		if (!fb || !fb->nimages)
+		/* code we did not read could be the code that runs: not judged */
+		if (!fb || !fb->nimages || fb->code_elsewhere)
 			continue;
 		v[n].obj = o;
 		v[n].fb = fb;
