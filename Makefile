@@ -153,6 +153,54 @@ $(BUILD)/tests/static_cudart: tests/progs_cuda/static_cudart.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -o $@ $<
 
+# Fat binaries built by nvcc (tests/unit/test_fatbin.c reads them; it skips
+# with a message where there is no nvcc): one tiny kernel, several -gencode
+# sets, compressed and not. KERNEL_GENCODE_<name> is each one's flags.
+KERNELS := $(BUILD)/fixtures/kernels
+KERNEL_GENCODE_sm80 := -gencode arch=compute_80,code=sm_80
+KERNEL_GENCODE_sm80_sm90_ptx90 := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+KERNEL_GENCODE_sm90a_sm100f_ptx100f := --no-compress -gencode arch=compute_90a,code=sm_90a \
+	-gencode arch=compute_100f,code=[sm_100f,compute_100f]
+KERNEL_GENCODE_sm86_ptx80_all_compressed := -Xfatbin=-compress-all -gencode arch=compute_80,code=compute_80 \
+	-gencode arch=compute_86,code=sm_86
+KERNEL_GENCODE_ptx80_uncompressed := --no-compress -gencode arch=compute_80,code=compute_80
+KERNEL_GENCODE_rdc_sm75_ptx75 := -rdc=true -gencode arch=compute_75,code=[sm_75,compute_75]
+KERNEL_FIXTURES := $(patsubst KERNEL_GENCODE_%,$(KERNELS)/%.o,$(filter KERNEL_GENCODE_%,$(.VARIABLES)))
+# Programs with those kernels against the fake runtime with a device
+# (fixtures cuda-13-kernels/): the no-kernel-image end-to-end tests.
+KERNEL_FAKE_RT := $(BUILD)/fixtures/cuda-13-kernels/lib64
+KERNEL_PROGS := $(KERNELS)/launch_sm80 $(KERNELS)/launch_sm80_ptx80
+KERNEL_PROG_GENCODE_launch_sm80 := -gencode arch=compute_80,code=sm_80
+KERNEL_PROG_GENCODE_launch_sm80_ptx80 := -gencode arch=compute_80,code=[sm_80,compute_80]
+ifneq ($(NVCC),)
+TEST_PROGS += $(KERNEL_FIXTURES) $(KERNEL_PROGS)
+endif
+
+$(KERNELS)/%.o: tests/progs_cuda/kernel.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -o $@ $< $(KERNEL_GENCODE_$*)
+
+$(KERNELS)/launch_%: tests/progs_cuda/kernel_launch.cu $(KERNEL_FAKE_RT)/libcudart.so.13
+	@mkdir -p $(dir $@)
+	$(NVCC) -o $@ $< -cudart none $(KERNEL_PROG_GENCODE_launch_$*) -L$(KERNEL_FAKE_RT) -l:libcudart.so.13 \
+		-Xlinker -rpath,$(abspath $(KERNEL_FAKE_RT))
+
+# For the GPU machine (tests/gpu/arch_gpu.sh), built here: the same program
+# against the real runtime (linked shared, so that the hooks see its calls),
+# and the reader's bench program with libelf linked in.
+# make BUILD=build-gpu SAN= JANSSON_LIBS=-l:libjansson.a ELF_LIBS="-l:libelf.a -l:libz.a" all gpu-progs
+GPU_RPATH := -Xlinker -rpath,/usr/local/cuda/lib64 -Xlinker -rpath,/usr/local/cuda/targets/x86_64-linux/lib
+.PHONY: gpu-progs
+gpu-progs: $(BUILD)/gpu/launch_sm80 $(BUILD)/gpu/launch_sm80_ptx80 $(BUILD)/gpu/fatbin_read
+
+$(BUILD)/gpu/launch_%: tests/progs_cuda/kernel_launch.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -o $@ $< -cudart shared $(KERNEL_PROG_GENCODE_launch_$*) $(GPU_RPATH)
+
+$(BUILD)/gpu/fatbin_read: bench/fatbin_read.c host/fatbin.c common/xalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) $(ALL_CPPFLAGS) -o $@ $^ $(ELF_LIBS)
+
 # The tests run on a sanitizer build of their own (CHECK_BUILD), so that the
 # release objects of $(BUILD) are never mixed with sanitized ones.
 # `make check CHECK_SAN=` tests a build without sanitizers.

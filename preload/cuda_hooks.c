@@ -101,6 +101,11 @@ static inline void *real_function(enum gt_hooked_fn fn, const void *caller)
 	return p ? p : find_real_function(fn, caller);
 }
 
+void *preload_real_function(enum gt_hooked_fn fn, const void *caller)
+{
+	return real_function(fn, caller);
+}
+
 /* What a hook answers when no real definition exists anywhere (a caller found
  * ours through dlsym(RTLD_DEFAULT)): each API's "not initialized". */
 static int missing_status(enum gt_hooked_fn fn)
@@ -184,6 +189,16 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 		preload_versions_of_library_at(real);
 out:
 	errno = saved;
+}
+
+void preload_record_failed_call(enum gt_hooked_fn fn, int status, const void *real)
+{
+	after_call(fn, status, real, 0, NULL, 0, false);
+}
+
+int preload_missing_status(enum gt_hooked_fn fn)
+{
+	return missing_status(fn);
 }
 
 static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void **ptr, size_t size)

@@ -38,6 +38,14 @@ int preload_dlclose(void *handle);
  * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
  * Release it with dlclose. */
 void *preload_handle_of_loaded(const void *addr);
+/* The definition a hook calls: the one the caller would have got without
+ * us (cuda_hooks.c); NULL when there is none anywhere. */
+void *preload_real_function(enum gt_hooked_fn fn, const void *caller);
+/* A rare call's bookkeeping (count, its line, the version question), with
+ * the guard up; errno is kept. */
+void preload_record_failed_call(enum gt_hooked_fn fn, int status, const void *real);
+/* What a hook answers when the real function exists nowhere. */
+int preload_missing_status(enum gt_hooked_fn fn);
 /* versions.c. Asks the library that defines `fn_addr` for its version, once per library. */
 void preload_versions_of_library_at(const void *fn_addr);
 /* Asks every loaded CUDA-family library not asked yet (at exit, where safe). */

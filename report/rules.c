@@ -19,6 +19,7 @@ static const gt_rule_fn rules[] = {
 	rule_shadowed_library,
 	rule_cuda_major_mismatch,
 	rule_framework_mismatch,
+	rule_no_kernel_image,
 	rule_out_of_memory,
 	rule_fork_after_init,
 	rule_crashed,

@@ -23,6 +23,7 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_framework_mismatch(const struct gt_proc_model *m, struct gt_findings *out);
+void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out);
 /* Over all the groups of a report, after the per-process rules. */
 struct gt_report;
 void rule_divergent_processes(const struct gt_report *r, struct gt_findings *out);

@@ -543,6 +543,44 @@ static void on_version(struct gt_process *p, json_t *o)
 	v->value = json_integer_value(json_object_get(o, GT_K_VALUE));
 }
 
+static int small_int_or(json_t *o, const char *key, int dflt)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1000)
+		return dflt;
+	return (int)json_integer_value(v);
+}
+
+/* A device line adds to what earlier lines said of the same device. */
+static void on_device(struct gt_process *p, json_t *o)
+{
+	struct gt_device *d = NULL;
+	int index = small_int_or(o, GT_K_DEVICE, -1), major, minor;
+	size_t i;
+
+	if (index < 0)
+		return;
+	for (i = 0; i < p->ndevices && !d; i++)
+		if (p->devices[i].index == index)
+			d = &p->devices[i];
+	if (!d) {
+		p->devices = grow(p->devices, p->ndevices, sizeof(*d));
+		d = &p->devices[p->ndevices++];
+		d->index = index;
+		d->name = NULL;
+		d->cc_major = d->cc_minor = -1;
+	}
+	if (!d->name)
+		d->name = field(o, GT_K_NAME);
+	major = small_int_or(o, GT_K_CC_MAJOR, -1);
+	minor = small_int_or(o, GT_K_CC_MINOR, -1);
+	if (major >= 0)
+		d->cc_major = major;
+	if (minor >= 0)
+		d->cc_minor = minor;
+}
+
 static void on_allocs(struct gt_process *p, json_t *o)
 {
 	p->has_allocs = true;
@@ -646,6 +684,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	case GT_EV_NOTE: on_note(p, o, rd); break;
 	case GT_EV_REAPED: on_reaped(p, o); break;
 	case GT_EV_GLOBAL: on_global(p, o, rd); break;
+	case GT_EV_DEVICE: on_device(p, o); break;
 	case GT_EV_COUNT:
 		/* Unknown events are skipped: newer writers may add kinds. */
 		break;
@@ -799,6 +838,9 @@ void gt_process_free(struct gt_process *p)
 		free(p->alloc_fails[i].fn);
 		free(p->alloc_fails[i].status_name);
 	}
+	for (i = 0; i < p->ndevices; i++)
+		free(p->devices[i].name);
+	free(p->devices);
 	for (i = 0; i < p->nversions; i++) {
 		free(p->versions[i].lib);
 		free(p->versions[i].fn);

@@ -63,6 +63,14 @@ struct gt_version {
 	long long value;
 };
 
+/* A device as the program's own calls described it ("device" lines, merged
+ * by index): its name and compute capability, -1 where no call said. */
+struct gt_device {
+	int index;
+	char *name;
+	int cc_major, cc_minor;
+};
+
 /* One object mapped into the process. */
 struct gt_object {
 	char *path;
@@ -129,6 +137,8 @@ struct gt_process {
 	bool last_line_cut;   /* the file ends inside a line (a full disk, a cut copy) */
 	struct gt_signal_sent *sent;
 	size_t nsent;
+	struct gt_device *devices;  /* in index order of first mention */
+	size_t ndevices;
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

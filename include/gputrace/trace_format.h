@@ -27,7 +27,8 @@
 	X(ALLOCS, "allocs", "allocation totals: peak and final bytes held")    \
 	X(END, "end", "last line: the process exited through exit()")        \
 	X(REAPED, "reaped", "by the gputrace command: how the process it started ended") \
-	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds")
+	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds") \
+	X(DEVICE, "device", "a device's name or compute capability, as a call of the program answered it")
 
 enum gt_event {
 #define GT_EVENT_ENUM(sym, name, doc) GT_EV_##sym,
@@ -37,7 +38,11 @@ enum gt_event {
 };
 
 /* The CUDA entry points the preload half intercepts. `hot` ones are counted
- * and never written one by one. X(symbol, family, status api, hot) */
+ * and never written one by one. The device questions (from
+ * cudaGetDeviceProperties on) write a "device" line for their first answer
+ * per device and nothing else; the launches and cudaGetLastError are
+ * recorded only when they fail (preload/device_hooks.c).
+ * X(symbol, family, status api, hot) */
 #define GT_HOOKED(X)                                              \
 	X(cudaGetDeviceCount, "cudart", GT_API_CUDART, 0)         \
 	X(cudaSetDevice, "cudart", GT_API_CUDART, 1)              \
@@ -51,7 +56,18 @@ enum gt_event {
 	X(cublasLtCreate, "cublas", GT_API_CUBLAS, 0)             \
 	X(cuInit, "driver", GT_API_CU, 0)                         \
 	X(ncclCommInitRank, "nccl", GT_API_NCCL, 0)               \
-	X(ncclCommInitRankConfig, "nccl", GT_API_NCCL, 0)
+	X(ncclCommInitRankConfig, "nccl", GT_API_NCCL, 0)        \
+	X(cudaGetDeviceProperties, "cudart", GT_API_CUDART, 0)    \
+	X(cudaGetDeviceProperties_v2, "cudart", GT_API_CUDART, 0) \
+	X(cudaDeviceGetAttribute, "cudart", GT_API_CUDART, 0)     \
+	X(cuDeviceGetAttribute, "driver", GT_API_CU, 0)           \
+	X(cuDeviceGetName, "driver", GT_API_CU, 0)                \
+	X(cudaLaunchKernel, "cudart", GT_API_CUDART, 0)           \
+	X(cudaLaunchKernelExC, "cudart", GT_API_CUDART, 0)        \
+	X(__cudaLaunchKernel, "cudart", GT_API_CUDART, 0)         \
+	X(__cudaLaunchKernel_ptsz, "cudart", GT_API_CUDART, 0)    \
+	X(__cudaGetKernel, "cudart", GT_API_CUDART, 0)            \
+	X(cudaGetLastError, "cudart", GT_API_CUDART, 0)
 
 enum gt_hooked_fn {
 #define GT_FN_ENUM(sym, fam, api, hot) GT_FN_##sym,
@@ -172,6 +188,9 @@ enum gt_rule {
 #define GT_K_UNKNOWN_FREES "unknown_frees" /* allocs: frees of pointers not seen allocated */
 #define GT_K_NS "ns"                /* note self_time: nanoseconds inside the audit callbacks */
 #define GT_K_CALLBACKS "callbacks"  /* note self_time: how many callbacks */
+#define GT_K_DEVICE "device"        /* device: the device index the call named */
+#define GT_K_CC_MAJOR "cc_major"    /* device: compute capability, major */
+#define GT_K_CC_MINOR "cc_minor"    /* device: compute capability, minor */
 /* The kinds of "note" line (their "what"). */
 #define GT_NOTE_QUERIES_BEGIN "gputrace_queries_begin"  /* gputrace's own version calls start */
 #define GT_NOTE_QUERIES_END "gputrace_queries_end"

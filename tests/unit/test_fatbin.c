@@ -1,0 +1,399 @@
+/* Unit tests: the fat-binary reader (host/fatbin.c) on objects nvcc 13.0
+ * built here (Makefile, KERNEL_GENCODE_*), the compatibility rules
+ * (report/arch_fit.c), and the no-kernel-image rule on hand-written traces
+ * whose objects are those files. Without nvcc the fixture tests say so and
+ * pass; with nvcc a missing fixture is a failure. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/fatbin.h"
+#include "report/arch_fit.h"
+#include "tests/unit/trace_fixture.h"
+#include "tests/unit/unit.h"
+
+static bool have_nvcc(void)
+{
+	glob_t g;
+	bool found = glob("/usr/local/cuda*/bin/nvcc", 0, NULL, &g) == 0 && g.gl_pathc > 0;
+
+	globfree(&g);
+	return found;
+}
+
+/* The fixture's path, or NULL (after a message) when nvcc is missing here. */
+static const char *kernel_fixture(const char *name)
+{
+	static char path[4096];
+	const char *build = getenv("BUILD");
+
+	snprintf(path, sizeof(path), "%s/fixtures/kernels/%s", build && *build ? build : "build", name);
+	if (access(path, R_OK) == 0)
+		return path;
+	if (!have_nvcc()) {
+		fprintf(stderr, "test_fatbin: skipped %s: no nvcc on this host (/usr/local/cuda*/bin/nvcc)\n", name);
+		return NULL;
+	}
+	ck_abort_msg("%s is missing although nvcc exists: make check builds it", path);
+	return NULL;
+}
+
+static const struct host_fatbin *read_fixture(const char *name)
+{
+	const char *path = kernel_fixture(name);
+	const struct host_fatbin *fb;
+	char err[256];
+
+	if (!path)
+		return NULL;
+	fb = host_fatbin_of(path, err, sizeof(err));
+	ck_assert_msg(fb, "%s: %s", path, err);
+	ck_assert(fb->has_device_code);
+	ck_assert(!fb->partial);
+	return fb;
+}
+
+static void assert_lists(const char *name, const char *want, unsigned want_compressed)
+{
+	const struct host_fatbin *fb = read_fixture(name);
+	unsigned compressed = 0;
+	char list[512];
+	size_t i;
+
+	if (!fb)
+		return;
+	host_fatbin_list(fb, list, sizeof(list));
+	ck_assert_str_eq(list, want);
+	for (i = 0; i < fb->nimages; i++)
+		compressed += fb->images[i].compressed;
+	ck_assert_uint_eq(compressed, want_compressed);
+}
+
+/* nvcc 13's default compresses PTX only; -Xfatbin=-compress-all every entry. */
+START_TEST(test_sass_only)
+{
+	assert_lists("sm80.o", "sm_80", 0);
+}
+END_TEST
+
+START_TEST(test_two_sass_and_compressed_ptx)
+{
+	assert_lists("sm80_sm90_ptx90.o", "sm_80, sm_90, compute_90", 1);
+}
+END_TEST
+
+START_TEST(test_arch_specific_and_family_uncompressed)
+{
+	assert_lists("sm90a_sm100f_ptx100f.o", "sm_90a, sm_100f, compute_100f", 0);
+}
+END_TEST
+
+START_TEST(test_all_compressed)
+{
+	assert_lists("sm86_ptx80_all_compressed.o", "sm_86, compute_80", 2);
+}
+END_TEST
+
+START_TEST(test_ptx_only_uncompressed)
+{
+	assert_lists("ptx80_uncompressed.o", "compute_80", 0);
+}
+END_TEST
+
+/* -rdc=true puts the code in __nv_relfatbin. */
+START_TEST(test_relocatable)
+{
+	const struct host_fatbin *fb = read_fixture("rdc_sm75_ptx75.o");
+	char list[256];
+
+	if (!fb)
+		return;
+	host_fatbin_list(fb, list, sizeof(list));
+	ck_assert_str_eq(list, "sm_75, compute_75");
+	ck_assert(fb->images[0].relocatable && fb->images[1].relocatable);
+}
+END_TEST
+
+START_TEST(test_no_device_code)
+{
+	char err[256];
+	const struct host_fatbin *fb = host_fatbin_of("/proc/self/exe", err, sizeof(err));
+
+	ck_assert_msg(fb, "%s", err);
+	ck_assert(!fb->has_device_code);
+	ck_assert_uint_eq(fb->nimages, 0);
+}
+END_TEST
+
+START_TEST(test_not_elf)
+{
+	char err[256] = "";
+
+	fx_put("text.so", "not an ELF file at all", 22);
+	ck_assert_ptr_null(host_fatbin_of(fx_path("text.so"), err, sizeof(err)));
+	ck_assert_str_eq(err, "not an ELF file");
+	ck_assert_ptr_null(host_fatbin_of(fx_path("missing.so"), err, sizeof(err)));
+	ck_assert(strstr(err, "cannot open") != NULL);
+}
+END_TEST
+
+/* A container header then one entry header, as the format has them (fatbin.c). */
+static size_t put_container(unsigned char *b, unsigned kind, unsigned arch, unsigned long long payload,
+			    unsigned long long claimed_body)
+{
+	memset(b, 0, 16 + 64);
+	b[0] = 0x50, b[1] = 0xed, b[2] = 0x55, b[3] = 0xba, b[4] = 1, b[6] = 16;
+	memcpy(b + 8, &claimed_body, 8);
+	b[16] = (unsigned char)kind, b[18] = 1, b[19] = 1, b[20] = 64;
+	memcpy(b + 16 + 8, &payload, 8);
+	memcpy(b + 16 + 28, &arch, 4);
+	return 16 + 64 + payload;
+}
+
+/* Zero padding between containers is skipped; an entry that claims more
+ * than its container holds makes the answer partial, never a crash. */
+START_TEST(test_hand_made_sections)
+{
+	unsigned char buf[1024] = { 0 };
+	struct host_fatbin fb;
+	size_t n;
+	FILE *f;
+
+	n = put_container(buf, 2, 90, 8, 64 + 8);
+	n += 24;  /* zeros */
+	n += put_container(buf + n, 1, 80, 0, 64);
+	fx_put("raw.bin", (const char *)buf, n);
+	f = fopen(fx_path("raw.bin"), "rb");
+	memset(&fb, 0, sizeof(fb));
+	host_fatbin_read_section(fileno(f), 0, n, false, &fb);
+	ck_assert_uint_eq(fb.containers, 2);
+	ck_assert_uint_eq(fb.nimages, 2);
+	ck_assert(!fb.partial);
+	fclose(f);
+
+	n = put_container(buf, 2, 90, 1000, 64 + 1000);  /* the payload is not there */
+	fx_put("cut.bin", (const char *)buf, 16 + 64 + 8);
+	f = fopen(fx_path("cut.bin"), "rb");
+	memset(&fb, 0, sizeof(fb));
+	host_fatbin_read_section(fileno(f), 0, 16 + 64 + 8, false, &fb);
+	ck_assert(fb.partial);
+	ck_assert_uint_eq(fb.nimages, 0);
+	fclose(f);
+}
+END_TEST
+
+static struct host_fatbin_image image(bool ptx, int arch, char variant)
+{
+	struct host_fatbin_image im = { .ptx = ptx, .arch = arch, .variant = variant };
+
+	return im;
+}
+
+START_TEST(test_compatibility_rules)
+{
+	struct host_fatbin_image sm80 = image(false, 80, 0), sm90a = image(false, 90, 'a'),
+				 sm100f = image(false, 100, 'f'), sm103f = image(false, 103, 'f'),
+				 ptx80 = image(true, 80, 0), ptx90a = image(true, 90, 'a'),
+				 ptx100f = image(true, 100, 'f');
+
+	ck_assert(gt_image_runs_on(&sm80, 8, 0) && gt_image_runs_on(&sm80, 8, 6) && gt_image_runs_on(&sm80, 8, 9));
+	ck_assert(!gt_image_runs_on(&sm80, 9, 0) && !gt_image_runs_on(&sm80, 7, 5));
+	ck_assert(gt_image_runs_on(&sm90a, 9, 0) && !gt_image_runs_on(&sm90a, 10, 0));
+	ck_assert(gt_image_runs_on(&sm100f, 10, 0) && gt_image_runs_on(&sm100f, 10, 3));
+	ck_assert(!gt_image_runs_on(&sm100f, 11, 0) && !gt_image_runs_on(&sm100f, 12, 0));
+	ck_assert(!gt_image_runs_on(&sm103f, 10, 0) && gt_image_runs_on(&sm103f, 10, 3));
+	ck_assert(gt_image_runs_on(&ptx80, 9, 0) && gt_image_runs_on(&ptx80, 12, 1) && !gt_image_runs_on(&ptx80, 7, 5));
+	ck_assert(gt_image_runs_on(&ptx90a, 9, 0) && !gt_image_runs_on(&ptx90a, 10, 0));
+	ck_assert(gt_image_runs_on(&ptx100f, 10, 3) && !gt_image_runs_on(&ptx100f, 12, 0));
+}
+END_TEST
+
+START_TEST(test_fit_prefers_sass_and_skips_relocatable)
+{
+	struct host_fatbin fb = { .has_device_code = true, .nimages = 3 };
+	const struct host_fatbin_image *via;
+
+	fb.images[0] = image(false, 80, 0);
+	fb.images[1] = image(false, 90, 0);
+	fb.images[1].relocatable = true;  /* device-link input, not run */
+	fb.images[2] = image(true, 80, 0);
+	ck_assert_int_eq(gt_fatbin_fit(&fb, 9, 0, &via), GT_FIT_JIT);
+	ck_assert(via == &fb.images[2]);
+	ck_assert_int_eq(gt_fatbin_fit(&fb, 8, 6, &via), GT_FIT_SASS);
+	ck_assert(via == &fb.images[0]);
+	ck_assert_int_eq(gt_fatbin_fit(&fb, 7, 5, &via), GT_FIT_NONE);
+	ck_assert_ptr_null(via);
+	fb.images[0].relocatable = fb.images[2].relocatable = true;  /* only relocatable: counted */
+	ck_assert_int_eq(gt_fatbin_fit(&fb, 9, 0, &via), GT_FIT_SASS);
+}
+END_TEST
+
+START_TEST(test_parse_arch)
+{
+	int major = -1, minor = -1;
+
+	ck_assert(gt_parse_arch("sm_90", &major, &minor) && major == 9 && minor == 0);
+	ck_assert(gt_parse_arch("sm_120a", &major, &minor) && major == 12 && minor == 0);
+	ck_assert(gt_parse_arch("8.6", &major, &minor) && major == 8 && minor == 6);
+	ck_assert(gt_parse_arch("103", &major, &minor) && major == 10 && minor == 3);
+	ck_assert(gt_parse_arch("compute_75", &major, &minor) && major == 7 && minor == 5);
+	ck_assert(!gt_parse_arch("sm_", &major, &minor));
+	ck_assert(!gt_parse_arch("sm_90x", &major, &minor));
+	ck_assert(!gt_parse_arch("9.10", &major, &minor));
+	ck_assert(!gt_parse_arch("hopper", &major, &minor));
+}
+END_TEST
+
+/* ---- the rule, on traces whose program is a copy of a fixture ---- */
+
+static bool copy_fixture(const char *name, const char *rel)
+{
+	const char *path = kernel_fixture(name);
+	char cmd[8192];
+
+	if (!path)
+		return false;
+	snprintf(cmd, sizeof(cmd), "cp %s %s", path, fx_path(rel));
+	ck_assert(system(cmd) == 0);
+	return true;
+}
+
+#define DEVICE_90 "{'ev':'device','t_us':1700000000000100,'tid':4242,'fn':'cudaGetDeviceProperties'," \
+		  "'device':0,'name':'NVIDIA H200','cc_major':9,'cc_minor':0}"
+#define DEVICE_86 "{'ev':'device','t_us':1700000000000100,'tid':4242,'fn':'cudaDeviceGetAttribute'," \
+		  "'device':0,'cc_major':8}", \
+		  "{'ev':'device','t_us':1700000000000100,'tid':4242,'fn':'cudaDeviceGetAttribute'," \
+		  "'device':0,'cc_minor':6}"
+#define OPEN_PROG "{'ev':'open','t_us':1700000000000050,'path':'$TMP/prog','ns':0,'main':true}"
+#define CALL_209 "{'ev':'call','t_us':1700000000000200,'tid':4242,'fn':'__cudaLaunchKernel','status':209," \
+		 "'status_name':'cudaErrorNoKernelImageForDevice','lib':'/usr/lib/libcudart.so.13'}"
+
+START_TEST(test_rule_209_names_the_file_and_the_device)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("sm80.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, CALL_209, FX_END, NULL);
+	f = fx_finding(&d, "no-kernel-image");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
+	ck_assert(strstr(f->summary, "sm_90") && strstr(f->summary, "prog (sm_80)"));
+	ck_assert(fx_evidence_has(f, "compute_capability", "9.0"));
+	ck_assert(fx_evidence_has(f, "fn", "__cudaLaunchKernel"));
+	ck_assert(fx_evidence_has(f, "fit", "none"));
+	ck_assert(strstr(f->fix, "TORCH_CUDA_ARCH_LIST") && strstr(f->fix, "code=sm_90"));
+	fx_free(&d);
+}
+END_TEST
+
+/* Healthy stays healthy: SASS for the same major and a lower minor runs. */
+START_TEST(test_rule_matching_sass_is_silent)
+{
+	struct fx_diag d;
+
+	if (!copy_fixture("sm80.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_86, FX_END, NULL);
+	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	fx_free(&d);
+	if (!copy_fixture("sm80_sm90_ptx90.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
+	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_rule_without_a_209_is_a_warning)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("sm90a_sm100f_ptx100f.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_86, FX_END, NULL);
+	f = fx_finding(&d, "no-kernel-image");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_WARNING);
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_rule_ptx_only_is_info)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("ptx80_uncompressed.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
+	f = fx_finding(&d, "no-kernel-image");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_INFO);
+	ck_assert(fx_evidence_has(f, "fit", "jit") && fx_evidence_has(f, "via", "compute_80"));
+	ck_assert(strstr(f->fix, "CUDA_CACHE_PATH") && strstr(f->fix, "CUDA_CACHE_MAXSIZE"));
+	fx_free(&d);
+}
+END_TEST
+
+START_TEST(test_rule_209_without_device)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("sm80.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, CALL_209, FX_END, NULL);
+	f = fx_finding(&d, "no-kernel-image");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
+	ck_assert(strstr(f->summary, "does not say which device"));
+	fx_free(&d);
+}
+END_TEST
+
+/* A library with no device code is never judged. */
+START_TEST(test_rule_ignores_files_without_device_code)
+{
+	struct fx_diag d;
+
+	fx_build_lib("prog", NULL);
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
+	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	fx_free(&d);
+}
+END_TEST
+
+Suite *fatbin_suite(void)
+{
+	Suite *s = suite_create("fatbin");
+	TCase *tc = tcase_create("fatbin");
+
+	fx_add_fixtures(tc);
+	tcase_add_test(tc, test_sass_only);
+	tcase_add_test(tc, test_two_sass_and_compressed_ptx);
+	tcase_add_test(tc, test_arch_specific_and_family_uncompressed);
+	tcase_add_test(tc, test_all_compressed);
+	tcase_add_test(tc, test_ptx_only_uncompressed);
+	tcase_add_test(tc, test_relocatable);
+	tcase_add_test(tc, test_no_device_code);
+	tcase_add_test(tc, test_not_elf);
+	tcase_add_test(tc, test_hand_made_sections);
+	tcase_add_test(tc, test_compatibility_rules);
+	tcase_add_test(tc, test_fit_prefers_sass_and_skips_relocatable);
+	tcase_add_test(tc, test_parse_arch);
+	tcase_add_test(tc, test_rule_209_names_the_file_and_the_device);
+	tcase_add_test(tc, test_rule_matching_sass_is_silent);
+	tcase_add_test(tc, test_rule_without_a_209_is_a_warning);
+	tcase_add_test(tc, test_rule_ptx_only_is_info);
+	tcase_add_test(tc, test_rule_209_without_device);
+	tcase_add_test(tc, test_rule_ignores_files_without_device_code);
+	suite_add_tcase(s, tc);
+	return s;
+}
