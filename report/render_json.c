@@ -191,6 +191,12 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 	for (i = 0; i < p->argc; i++)
 		json_array_append_new(argv, str_or_null(p->argv[i]));
 	json_object_set_new(o, "argv", argv);
+	/* What steered its loading, as its header recorded it (gputrace diff
+	 * sets two runs side by side; retry runs it again with a fix applied). */
+	if (json_is_object((json_t *)p->env))
+		json_object_set_new(o, "env", json_incref((json_t *)p->env));
+	if (p->cwd)
+		gt_evidence_str(o, "cwd", p->cwd);
 	gt_evidence_str(o, "trace", who->file);
 	json_object_set_new(end, "how", json_string(m->ended_how));
 	if (m->ended_signal)
