@@ -121,6 +121,10 @@ int main(int argc, char **argv)
 		return cmd_report_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "scan") == 0)
 		return cmd_scan_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return cmd_diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "retry") == 0)
+		return cmd_retry_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "doctor") == 0)
 		return cmd_doctor_main(argc - 1, argv + 1);
 	return trace_main(argc, argv);

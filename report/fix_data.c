@@ -166,6 +166,28 @@ bool gt_same_list_entry(const char *entry, size_t len, const char *want)
 	return realpath(a, ra) && realpath(want, rb) && strcmp(ra, rb) == 0;
 }
 
+/* A list variable without gputrace's own library: the loader-steering
+ * environment as the user set it. NULL when nothing of the user's is left. */
+char *gt_list_without_tracer(const char *list)
+{
+	char *out = gt_xmalloc(strlen(list) + 1);
+	const char *s = list, *e;
+	size_t len = 0;
+
+	out[0] = 0;
+	while (*s) {
+		e = s + strcspn(s, ": ");
+		if (e > s && !gt_is_tracer_entry(s, (size_t)(e - s)))
+			len += (size_t)sprintf(out + len, "%s%.*s", len ? ":" : "", (int)(e - s), s);
+		s = *e ? e + 1 : e;
+	}
+	if (!len) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* ---- applying */
 
 static bool listed(json_t *arr, const char *s, size_t len)

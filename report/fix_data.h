@@ -23,6 +23,10 @@ bool gt_fix_is_env(json_t *fix_data);
  * for trailing slashes, or the same file or folder once links are resolved. */
 bool gt_same_list_entry(const char *entry, size_t len, const char *want);
 
+/* LD_PRELOAD or LD_AUDIT without gputrace's own library, ':' between the
+ * rest (malloc'd); NULL when nothing of the user's is left. */
+char *gt_list_without_tracer(const char *list);
+
 /* Whether a LD_PRELOAD/LD_AUDIT entry is gputrace's own library. */
 bool gt_is_tracer_entry(const char *entry, size_t len);
 

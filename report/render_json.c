@@ -278,6 +278,11 @@ static void emit(FILE *f, json_t *v, bool *first)
 
 void gt_render_json(FILE *f, const struct gt_report *r)
 {
+	gt_render_json_fleet(f, r, NULL);
+}
+
+void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
+{
 	bool first = true;
 	size_t i, k;
 
@@ -302,5 +307,10 @@ void gt_render_json(FILE *f, const struct gt_report *r)
 		json_object_del(go, "processes");
 		emit(f, go, &first);
 	}
-	fputs("]}\n", f);
+	fputs("]", f);
+	if (fleet) {
+		fputs(",\n\"fleet\": ", f);
+		json_dumpf(fleet, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	}
+	fputs("}\n", f);
 }
