@@ -197,6 +197,17 @@ static json_t *view_of_scan_json(json_t *doc, const char *source)
 	return v;
 }
 
+json_t *gt_view_of_scan_text(const char *text, size_t len, const char *source)
+{
+	json_t *doc = json_loadb(text, len, 0, NULL), *v;
+
+	if (!doc)
+		abort();
+	v = view_of_scan_json(doc, source);
+	json_decref(doc);
+	return v;
+}
+
 json_t *gt_view_of_report(const struct gt_report *r, const char *source)
 {
 	char *buf = NULL;
@@ -249,21 +260,23 @@ static bool load_json_file(const char *path, json_t *views, char *err, size_t er
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	const char *format;
+	bool ok;
 
 	if (!doc) {
 		snprintf(err, errcap, "%s: not a gputrace JSON file: %s (line %d)", path, je.text, je.line);
 		return false;
 	}
 	format = str(doc, "format");
-	if (format && strcmp(format, "gputrace-report") == 0)
+	ok = format && (!strcmp(format, "gputrace-report") || !strcmp(format, "gputrace-scan"));
+	if (ok && strcmp(format, "gputrace-report") == 0)
 		json_array_append_new(views, view_of_report_json(doc, path));
-	else if (format && strcmp(format, "gputrace-scan") == 0)
+	else if (ok)
 		json_array_append_new(views, view_of_scan_json(doc, path));
 	else
 		snprintf(err, errcap, "%s: not the JSON of gputrace report --json or scan --json (no \"format\" "
 			 "of gputrace-report or gputrace-scan)", path);
 	json_decref(doc);
-	return format && (!strcmp(format, "gputrace-report") || !strcmp(format, "gputrace-scan"));
+	return ok;
 }
 
 static int by_string(const void *a, const void *b)

@@ -23,6 +23,8 @@ bool gt_view_load(const char *path, json_t *views, char *err, size_t errcap);
 bool gt_view_load_scans(const char *path, json_t *views, char *err, size_t errcap);
 /* The view of a loaded and analysed report. */
 json_t *gt_view_of_report(const struct gt_report *r, const char *source);
+/* The view of the JSON text of a scan (gt_render_scan_json's). */
+json_t *gt_view_of_scan_text(const char *text, size_t len, const char *source);
 /* Whether a folder holds scans (*.scan.json). */
 bool gt_folder_has_scans(const char *dir);
 

@@ -189,25 +189,40 @@ static void say_who(FILE *f, json_t *g)
 	}
 }
 
-static void say_libs(FILE *f, json_t *libs)
+static bool listed_same(json_t *libs, json_t *l)
 {
 	size_t i;
+	json_t *x;
+
+	json_array_foreach(libs, i, x)
+		if (json_equal(json_object_get(x, "path"), json_object_get(l, "path")) &&
+		    json_equal(json_object_get(x, "version"), json_object_get(l, "version")) &&
+		    json_equal(json_object_get(x, "rule"), json_object_get(l, "rule")))
+			return true;
+	return false;
+}
+
+/* The copies of libs that the other side does not have as they are. */
+static void say_libs(FILE *f, json_t *libs, json_t *other)
+{
+	size_t i, shown = 0;
 	json_t *l;
 
-	if (!json_array_size(libs)) {
-		fprintf(f, "none");
-		return;
-	}
 	json_array_foreach(libs, i, l) {
 		const char *path = str(l, "path");
 		char dir[4096];
 
+		if (listed_same(other, l))
+			continue;
+
 		gt_folder_of(path ? path : "?", dir, sizeof(dir));
-		fprintf(f, "%s%s in %s [%s]", i ? ", " : "", str(l, "version") ? str(l, "version") : "?",
+		fprintf(f, "%s%s in %s [%s]", shown++ ? ", " : "", str(l, "version") ? str(l, "version") : "?",
 			gt_printable(dir), str(l, "rule") ? str(l, "rule") : "?");
 		if (str(l, "package"))
 			fprintf(f, " (%s)", gt_printable(str(l, "package")));
 	}
+	if (!shown)
+		fprintf(f, "none");
 }
 
 void gt_render_fleet_text(FILE *f, json_t *fleet)
@@ -229,9 +244,9 @@ void gt_render_fleet_text(FILE *f, json_t *fleet)
 		json_array_foreach(json_object_get(g, "differences"), k, d) {
 			say_who(f, g);
 			fprintf(f, ": %s ", str(d, "component"));
-			say_libs(f, json_object_get(d, "this"));
+			say_libs(f, json_object_get(d, "this"), json_object_get(d, "others"));
 			fprintf(f, "; %zu other%s: ", others, others == 1 ? "" : "s");
-			say_libs(f, json_object_get(d, "others"));
+			say_libs(f, json_object_get(d, "others"), json_object_get(d, "this"));
 			fputc('\n', f);
 		}
 	}
