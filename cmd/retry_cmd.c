@@ -339,6 +339,22 @@ static bool program(const struct gt_process *p, char *exe, size_t cap, bool *by_
 	return true;
 }
 
+/* The recorded program and working folder are here to be used again. */
+static bool runnable(const struct gt_process *p, char *err, size_t cap)
+{
+	char exe[PATH_MAX];
+	struct stat st;
+	bool by_name;
+
+	if (!program(p, exe, sizeof(exe), &by_name, err, cap))
+		return false;
+	if (p->cwd && (stat(p->cwd, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		snprintf(err, cap, "the recorded working folder %s is not available here", p->cwd);
+		return false;
+	}
+	return true;
+}
+
 static bool same_host(const struct gt_process *p, char *err, size_t cap)
 {
 	char host[256];
@@ -499,7 +515,7 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 	struct cmd_launch_opts lo = { 0 };
 	char **argv;
 	bool by_name;
-	int status;
+	int status, stdout_fd;
 
 	describe(c->fix, desc, sizeof(desc));
 	if (!apply_fix(c->fix, env)) {
@@ -539,7 +555,16 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 	memcpy(argv, pl->root.argv, pl->root.argc * sizeof(*argv));
 	lo.argv = argv;
 	fflush(NULL);
+	/* --json: stdout is the one object; the command's own output goes to stderr */
+	stdout_fd = quiet ? dup(STDOUT_FILENO) : -1;
+	if (stdout_fd >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	status = cmd_launch_traced(&lo);
+	fflush(NULL);
+	if (stdout_fd >= 0) {
+		dup2(stdout_fd, STDOUT_FILENO);
+		close(stdout_fd);
+	}
 	free(argv);
 	if (chdir(back) != 0)
 		fprintf(stderr, WHO ": cannot go back to %s: %s\n", gt_printable(back), strerror(errno));
@@ -612,7 +637,7 @@ int cmd_retry_dir(const char *dir_in, const struct cmd_retry_opts *o)
 		return CMD_EXIT_USAGE;
 	}
 	say_installs(&pl, o->json);
-	if (!confirm(&pl, o, err, sizeof(err))) {
+	if (!runnable(&pl.root, err, sizeof(err)) || !confirm(&pl, o, err, sizeof(err))) {
 		fprintf(stderr, WHO ": %s\n", err);
 		plan_free(&pl);
 		json_decref(results);
