@@ -16,4 +16,5 @@ Suite *model_suite(void);
 Suite *rules_suite(void);
 Suite *framework_suite(void);
 Suite *symbols_suite(void);
+Suite *fix_data_suite(void);
 #endif
