@@ -42,7 +42,7 @@ COMMON_SRC := $(wildcard common/*.c)
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all asan cases check test check-fresh clean doctor deps install uninstall deb
+.PHONY: all asan cases check test check-fresh check-slurm clean doctor deps install uninstall deb
 all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe $(BUILD)/torch_doctor.py
 
 # The framework checks' script sits next to the command in the build tree,
@@ -209,6 +209,12 @@ CHECK_SAN ?= $(SAN_FLAGS)
 check:
 	$(PYTHON) tools/check-layers.py
 	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" test
+
+# A one-node Slurm of the test's own (root; skipped where its daemons cannot
+# start): srun -n 4 gputrace, srun gputrace scan, the report names the odd task.
+check-slurm:
+	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" all fixtures
+	timeout 300 sh tests/slurm/slurm_test.sh $(CHECK_BUILD)
 
 # The corpus of reported failures alone (tests/cases/README.md), in the
 # build `make check` made: `make cases CASES="name ..." CASES_FLAGS=-v`.

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const subcommands[] = { "report", "scan", "doctor" };
+static const char *const subcommands[] = { "report", "scan", "doctor", "diff", "retry" };
 #define NEAR_ENOUGH 2
 
 bool cmd_parse_color(const char *when, enum cmd_color *out)

@@ -11,6 +11,11 @@
 int cmd_report_main(int argc, char **argv);
 /* `gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]` */
 int cmd_scan_main(int argc, char **argv);
+/* `gputrace diff [--json] A B [C...]` */
+int cmd_diff_main(int argc, char **argv);
+/* `gputrace retry [--fix ID | --all-fixes] [--yes] DIR` */
+int cmd_retry_main(int argc, char **argv);
+
 /* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 

@@ -279,11 +279,14 @@ static int status_of(int wstatus)
 }
 
 /* The child: exec the command; on failure send errno up the CLOEXEC pipe. */
-static void exec_child(char *const *argv, int err_fd)
+static void exec_child(const char *exe, char *const *argv, int err_fd)
 {
 	int e;
 
-	execvp(argv[0], argv);
+	if (exe)
+		execv(exe, argv);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0) {
 		/* nothing more we can say */
@@ -314,7 +317,7 @@ static bool command_gets_own_group(void)
 /* Runs argv with the current environment; returns its exit status. Prints a
  * shell-like message and returns 127/126 when it cannot be run. *pid and
  * *wstatus say which process it was and how it ended (pid 0: never ran). */
-static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
+static int run_command(const char *exe, char *const *argv, pid_t *child, int *wstatus_out)
 {
 	int pipefd[2], e = 0, wstatus;
 	pid_t pid, w, parent;
@@ -340,7 +343,7 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 		if (own_group)
 			setpgid(0, 0);
 		tie_to_parent(parent);
-		exec_child(argv, pipefd[1]);
+		exec_child(exe, argv, pipefd[1]);
 	}
 	/* Both sides set it, so that no signal can come before it is set. */
 	if (own_group)
@@ -356,8 +359,8 @@ static int run_command(char *const *argv, pid_t *child, int *wstatus_out)
 	while (w < 0 && errno == EINTR);
 	child_pid = 0;
 	if (n == (ssize_t)sizeof(e)) {
-		fprintf(stderr, LOG_PREFIX "%s: %s\n", argv[0],
-			e == ENOENT && !strchr(argv[0], '/') ? "command not found" : strerror(e));
+		fprintf(stderr, LOG_PREFIX "%s: %s\n", exe ? exe : argv[0],
+			e == ENOENT && !exe && !strchr(argv[0], '/') ? "command not found" : strerror(e));
 		return e == ENOENT ? 127 : 126;
 	}
 	if (w < 0)
@@ -618,13 +621,14 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	pid_t child;
 
 	if (gt_disabled())
-		return run_command(o->argv, &child, &wstatus);
+		return run_command(o->exe, o->argv, &child, &wstatus);
 	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
 			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
 		return CMD_EXIT_OWN_FAILURE;
 	}
-	err = cmd_resolve_command(o->argv[0], cmd, sizeof(cmd));
+	err = o->exe ? cmd_resolve_command(o->exe, cmd, sizeof(cmd)) :
+		       cmd_resolve_command(o->argv[0], cmd, sizeof(cmd));
 	if (err == 0 && (why = cmd_untraceable_reason(cmd)) != NULL)
 		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
 	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
@@ -633,7 +637,9 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return CMD_EXIT_OWN_FAILURE;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return CMD_EXIT_OWN_FAILURE;
-	status = run_command(o->argv, &child, &wstatus);
+	if (o->dir_used)
+		snprintf(o->dir_used, o->dir_used_cap, "%s", dir);
+	status = run_command(o->exe, o->argv, &child, &wstatus);
 	record_reaped(dir, child, wstatus);
 	/* A folder of our own making that nothing was written to goes again
 	 * (the command could not be run, or was static). */

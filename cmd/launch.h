@@ -13,6 +13,10 @@ struct cmd_launch_opts {
 	bool append;           /* --append: out_dir may hold traces already */
 	enum cmd_color color;  /* --color: of the summary at exit */
 	char *const *argv;     /* the command and its arguments */
+	const char *exe;       /* run this file with argv (argv[0] as the program's name);
+	                          NULL: argv[0], found as execvp finds it */
+	char *dir_used;        /* if set, gets the trace folder (dir_used_cap bytes) */
+	size_t dir_used_cap;
 };
 
 /* Runs the command traced; returns the exit status gputrace must exit with. */

@@ -12,6 +12,8 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "cmd/launch.h"
+#include "cmd/retry.h"
+#include <unistd.h>
 
 #ifndef GPUTRACE_VERSION
 #define GPUTRACE_VERSION "0.1.0"
@@ -28,10 +30,12 @@ const char *__asan_default_options(void)
 
 static void usage(void)
 {
-	fputs("usage: gputrace [-o DIR [--append]] [-q] [--color=WHEN] [--] COMMAND [ARG...]\n"
+	fputs("usage: gputrace [-o DIR [--append]] [-q] [--try-fixes] [--color=WHEN] [--] COMMAND [ARG...]\n"
 	      "       gputrace report [--json | --tree] [--color=WHEN] PATH...\n"
 	      "       gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
 	      "       gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"
+	      "       gputrace diff [--json] A B [C...]\n"
+	      "       gputrace retry [--fix ID | --all-fixes] [--yes] [--json] [-o DIR] TRACEDIR\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
@@ -43,11 +47,13 @@ static void usage(void)
 	      "                    already is refused\n"
 	      "      --append      add this run's traces to those already in DIR\n"
 	      "  -q, --quiet       print nothing of gputrace's own at exit\n"
+	      "      --try-fixes   then run COMMAND again with each finding's fix of the\n"
+	      "                    environment applied, and say what it changed\n"
 	      "      --color=WHEN  colour the diagnosis: auto (default), always or never\n"
 	      "  -h, --help        this help\n"
 	      "  -V, --version     the version\n"
 	      "\n"
-	      "report, scan and doctor must be the first argument; each has --help.\n"
+	      "report, scan, doctor, diff and retry must be the first argument; each has --help.\n"
 	      "Exit status: the command's own, 128+N when signal N killed it, 127 when it\n"
 	      "was not found, 126 when it could not be run, 125 when gputrace itself\n"
 	      "failed (bad usage, no libgputrace.so, an unusable -o DIR).\n"
@@ -59,7 +65,7 @@ static void usage(void)
 
 static int trace_main(int argc, char **argv)
 {
-	enum { OPT_APPEND = 256, OPT_COLOR };
+	enum { OPT_APPEND = 256, OPT_COLOR, OPT_TRY_FIXES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -67,10 +73,13 @@ static int trace_main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "append", no_argument, NULL, OPT_APPEND },
 		{ "color", optional_argument, NULL, OPT_COLOR },
+		{ "try-fixes", no_argument, NULL, OPT_TRY_FIXES },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cmd_launch_opts o = { 0 };
-	char path[PATH_MAX];
+	struct cmd_retry_opts ro = { 0 };
+	char path[PATH_MAX], dir[PATH_MAX] = "";
+	bool try_fixes = false;
 	int c, status;
 
 	opterr = 0;
@@ -92,6 +101,9 @@ static int trace_main(int argc, char **argv)
 		case OPT_APPEND:
 			o.append = true;
 			break;
+		case OPT_TRY_FIXES:
+			try_fixes = true;
+			break;
 		case OPT_COLOR:
 			if (!cmd_parse_color(optarg, &o.color))
 				return cmd_usage_error("gputrace", CMD_EXIT_OWN_FAILURE,
@@ -106,7 +118,16 @@ static int trace_main(int argc, char **argv)
 	if (o.append && !o.out_dir)
 		return cmd_usage_error("gputrace", CMD_EXIT_OWN_FAILURE, "--append needs -o DIR");
 	o.argv = argv + optind;
+	o.dir_used = dir;
+	o.dir_used_cap = sizeof(dir);
 	status = cmd_launch_traced(&o);
+	/* --try-fixes is the yes: each fix is tried at once; gputrace still exits
+	 * with the command's own status. */
+	if (try_fixes && dir[0] && access(dir, F_OK) == 0) {
+		ro.yes = true;
+		fflush(NULL);
+		cmd_retry_dir(dir, &ro);
+	}
 	/* A subcommand is only the first word; a near miss of one that is no
 	 * program either was probably meant as the subcommand. */
 	if (status == 127 && optind == 1 && !strchr(argv[1], '/') &&
@@ -121,6 +142,10 @@ int main(int argc, char **argv)
 		return cmd_report_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "scan") == 0)
 		return cmd_scan_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return cmd_diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "retry") == 0)
+		return cmd_retry_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "doctor") == 0)
 		return cmd_doctor_main(argc - 1, argv + 1);
 	return trace_main(argc, argv);

@@ -1,46 +1,156 @@
 /* gputrace report: the command line and the choice of output; the reading,
  * the model and the rules are report/. Also the diagnosis printed when a
  * traced command exits. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "report/report.h"
 #include "report/printable.h"
+#include "report/diff.h"
+#include "common/xalloc.h"
 
 #define WHO "gputrace report"
 
 static void report_usage(void)
 {
-	fputs("usage: gputrace report [--json | --tree] [--color=WHEN] PATH...\n"
-	      "PATH: trace files (*.jsonl) or folders of them, as written by gputrace -o DIR.\n"
+	fputs("usage: gputrace report [--json | --tree] [--prometheus FILE] [--color=WHEN] PATH...\n"
+	      "PATH: trace files (*.jsonl) or folders of them, as written by gputrace -o DIR;\n"
+	      "hosts' scans (*.scan.json, gputrace scan --json -o DIR) or folders of them,\n"
+	      "grouped by what they hold, the odd hosts named.\n"
 	      "Options may come before or after the PATHs.\n"
-	      "  --json        one JSON object for scripts\n"
-	      "  --tree        who loaded what, with the rule of each\n"
-	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
-	      "                always or never\n"
-	      "  -h, --help    this help\n"
-	      "Exit status: 0 no error found, 1 an error-level finding, 2 bad usage or input.\n",
+	      "  --json             one JSON object for scripts\n"
+	      "  --tree             who loaded what, with the rule of each\n"
+	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector:\n"
+	      "                     a gauge per CUDA library copy and per finding\n"
+	      "  --color=WHEN       auto (default: on a terminal, unless NO_COLOR or\n"
+	      "                     TERM=dumb), always or never\n"
+	      "  -h, --help         this help\n"
+	      "Exit status: 0 no error found, 1 an error-level finding (or hosts that differ),\n"
+	      "2 bad usage or input.\n",
 	      stdout);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A folder of scans and no traces, or a scan file: a fleet input. */
+static bool is_scan_input(const char *path, bool *also_traces)
+{
+	struct stat st;
+	char **files;
+	int n;
+
+	*also_traces = false;
+	if (stat(path, &st) != 0)
+		return false;
+	if (!S_ISDIR(st.st_mode))
+		return ends_with(path, ".scan.json");
+	if (!gt_folder_has_scans(path))
+		return false;
+	n = gt_list_traces(path, &files);
+	gt_free_list(files, n);
+	*also_traces = n > 0;
+	return true;
+}
+
+/* Paths split into traces (kept in argv's order in traces) and the views of
+ * the scans; false with a message on bad input. */
+static bool split_inputs(char **paths, int n, char **traces, int *ntraces, json_t *views)
+{
+	char err[8192];
+	bool also;
+	int i;
+
+	*ntraces = 0;
+	for (i = 0; i < n; i++) {
+		if (!is_scan_input(paths[i], &also)) {
+			traces[(*ntraces)++] = paths[i];
+			continue;
+		}
+		if (also)
+			traces[(*ntraces)++] = paths[i];
+		if (!gt_view_load_scans(paths[i], views, err, sizeof(err))) {
+			fprintf(stderr, WHO ": %s\n", gt_printable(err));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* FILE written whole, then put in place: the collector never reads half. */
+static bool write_prometheus(const char *path, json_t *views)
+{
+	char *tmp = gt_xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	bool ok;
+
+	if (!f) {
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(tmp), strerror(errno));
+		free(tmp);
+		return false;
+	}
+	gt_render_prometheus(f, views);
+	ok = fclose(f) == 0 && rename(tmp, path) == 0;
+	if (!ok)
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(path), strerror(errno));
+	free(tmp);
+	return ok;
+}
+
+static int report_traces(char **paths, int n, int mode, bool color, json_t *fleet, json_t *views)
+{
+	struct gt_report r;
+	char err[8192];
+	int status;
+
+	if (!gt_report_load(&r, paths, n, err, sizeof(err))) {
+		fprintf(stderr, WHO ": %s\n", gt_printable(err));
+		gt_report_free(&r);
+		return CMD_EXIT_USAGE;
+	}
+	gt_report_analyse(&r);
+	if (mode == 'j')
+		gt_render_json_fleet(stdout, &r, fleet);
+	else if (mode == 't')
+		gt_render_tree(stdout, &r, color);
+	else
+		gt_render_text(stdout, &r, color);
+	if (fleet && mode != 'j')
+		gt_render_fleet_text(stdout, fleet);
+	if (views)
+		json_array_insert_new(views, 0, gt_view_of_report(&r, paths[0]));
+	status = gt_report_status(&r);
+	gt_report_free(&r);
+	return status;
 }
 
 int cmd_report_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256 };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 't' },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum cmd_color color = CMD_COLOR_AUTO;
-	struct gt_report r;
-	char err[8192];
-	int c, status, mode = 0;
+	const char *prometheus = NULL;
+	json_t *views, *fleet = NULL;
+	char **traces;
+	int c, status = 0, mode = 0, ntraces;
 
 	optind = 1;
 	opterr = 0;
@@ -54,26 +164,41 @@ int cmd_report_main(int argc, char **argv)
 					       optarg);
 		if (c == OPT_COLOR)
 			continue;
+		if (c == OPT_PROMETHEUS) {
+			prometheus = optarg;
+			continue;
+		}
 		if (c != 'j' && c != 't')
 			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
 		mode = c;
 	}
 	if (optind >= argc)
 		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "no trace file or folder given");
-	if (!gt_report_load(&r, argv + optind, argc - optind, err, sizeof(err))) {
-		fprintf(stderr, WHO ": %s\n", gt_printable(err));
-		gt_report_free(&r);
+	views = json_array();
+	traces = gt_xcalloc((size_t)(argc - optind), sizeof(*traces));
+	if (!split_inputs(argv + optind, argc - optind, traces, &ntraces, views)) {
+		free(traces);
+		json_decref(views);
 		return CMD_EXIT_USAGE;
 	}
-	gt_report_analyse(&r);
-	if (mode == 'j')
-		gt_render_json(stdout, &r);
-	else if (mode == 't')
-		gt_render_tree(stdout, &r, cmd_color_on(color, stdout));
-	else
-		gt_render_text(stdout, &r, cmd_color_on(color, stdout));
-	status = gt_report_status(&r);
-	gt_report_free(&r);
+	if (json_array_size(views))
+		fleet = gt_fleet(views);
+	if (ntraces)
+		status = report_traces(traces, ntraces, mode, cmd_color_on(color, stdout), fleet,
+				       prometheus ? views : NULL);
+	else if (mode == 'j') {
+		json_dumpf(fleet, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+	} else {
+		gt_render_fleet_text(stdout, fleet);
+	}
+	if (fleet && status != CMD_EXIT_USAGE && (gt_fleet_status(fleet) || gt_fleet_inputs_status(fleet)))
+		status = 1;
+	if (prometheus && status != CMD_EXIT_USAGE && !write_prometheus(prometheus, views))
+		status = CMD_EXIT_USAGE;
+	json_decref(fleet);
+	json_decref(views);
+	free(traces);
 	return status;
 }
 

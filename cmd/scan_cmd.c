@@ -13,16 +13,23 @@
 #include "host/elf_info.h"
 #include "report/scan_report.h"
 #include "report/printable.h"
+#include "report/diff.h"
+#include "common/trace_file.h"
+#include "common/xalloc.h"
+#include <unistd.h>
 
 #define WHO "gputrace scan"
 
 static void scan_usage(void)
 {
-	fputs("usage: gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
+	fputs("usage: gputrace scan [--json] [--for FILE] [-o DIR] [--prometheus FILE] [--color=WHEN] [ROOT...]\n"
 	      "Lists the CUDA library files of this host (or under each ROOT) and their\n"
 	      "conflicts, without running anything. Options may come before or after ROOTs.\n"
 	      "  --json        one JSON object for scripts\n"
 	      "  --for FILE    the copies the loader would give FILE, name by name\n"
+	      "  -o, --output=DIR  write the JSON to DIR/<host>.scan.json instead (for\n"
+	      "                gputrace report DIR over many hosts)\n"
+	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector\n"
 	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
 	      "                always or never\n"
 	      "  -h, --help    this help\n"
@@ -54,12 +61,93 @@ static void print_problems(const struct host_scan *s)
 		fprintf(stderr, WHO ": note: %s\n", gt_printable(s->problems[i]));
 }
 
+/* path written whole under a temporary name, then renamed: many tasks of
+ * one host writing the same scan, or a collector reading it, never see half. */
+static bool write_file(const char *path, void (*fill)(FILE *, void *), void *arg)
+{
+	char *tmp = gt_xasprintf("%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	bool ok;
+
+	if (!f) {
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(tmp), strerror(errno));
+		free(tmp);
+		return false;
+	}
+	fill(f, arg);
+	ok = fclose(f) == 0 && rename(tmp, path) == 0;
+	if (!ok) {
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(path), strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok;
+}
+
+struct scan_out {
+	const struct host_scan *s;
+	const struct gt_findings *fs;
+	const struct host_scan_for *fr;
+	json_t *views;
+};
+
+static void fill_json(FILE *f, void *arg)
+{
+	struct scan_out *so = arg;
+
+	gt_render_scan_json(f, so->s, so->fs, so->fr);
+}
+
+static void fill_prometheus(FILE *f, void *arg)
+{
+	gt_render_prometheus(f, ((struct scan_out *)arg)->views);
+}
+
+/* -o DIR and --prometheus FILE; 2 when one cannot be written. */
+static int write_outputs(const char *out_dir, const char *prometheus, const struct host_scan *s,
+			 const struct gt_findings *fs, const struct host_scan_for *fr)
+{
+	struct scan_out so = { s, fs, fr, NULL };
+	char host[256], *path, *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int status = 0;
+
+	if (out_dir) {
+		if (mkdir(out_dir, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, WHO ": cannot create %s: %s\n", gt_printable(out_dir), strerror(errno));
+			return CMD_EXIT_USAGE;
+		}
+		gt_host_name(host, sizeof(host));
+		path = gt_xasprintf("%s/%s.scan.json", out_dir, host);
+		if (!write_file(path, fill_json, &so))
+			status = CMD_EXIT_USAGE;
+		free(path);
+	}
+	if (prometheus) {
+		mem = open_memstream(&buf, &len);
+		if (!mem)
+			abort();
+		gt_render_scan_json(mem, s, fs, fr);
+		fclose(mem);
+		so.views = json_array();
+		json_array_append_new(so.views, gt_view_of_scan_text(buf, len, "scan"));
+		free(buf);
+		if (!write_file(prometheus, fill_prometheus, &so))
+			status = CMD_EXIT_USAGE;
+		json_decref(so.views);
+	}
+	return status;
+}
+
 int cmd_scan_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256 };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "for", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -67,7 +155,7 @@ int cmd_scan_main(int argc, char **argv)
 	enum cmd_color color = CMD_COLOR_AUTO;
 	struct host_scan_for *fr = NULL;
 	struct gt_findings findings = { 0 };
-	const char *consumer = NULL;
+	const char *consumer = NULL, *out_dir = NULL, *prometheus = NULL;
 	struct host_elf_info probe;
 	struct host_scan s;
 	bool json = false;
@@ -75,7 +163,7 @@ int cmd_scan_main(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jf:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jf:o:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			scan_usage();
 			return 0;
@@ -84,6 +172,10 @@ int cmd_scan_main(int argc, char **argv)
 			json = true;
 		else if (c == 'f')
 			consumer = optarg;
+		else if (c == 'o')
+			out_dir = optarg;
+		else if (c == OPT_PROMETHEUS)
+			prometheus = optarg;
 		else if (c != OPT_COLOR)
 			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
 		else if (!cmd_parse_color(optarg, &color))
@@ -106,11 +198,17 @@ int cmd_scan_main(int argc, char **argv)
 		gt_scan_for_judge(fr, &findings);
 	}
 	print_problems(&s);
-	if (json)
-		gt_render_scan_json(stdout, &s, &findings, fr);
+	if (out_dir || prometheus)
+		status = write_outputs(out_dir, prometheus, &s, &findings, fr);
 	else
+		status = 0;
+	/* with -o DIR the JSON went to the file: stdout stays quiet */
+	if (!out_dir && json)
+		gt_render_scan_json(stdout, &s, &findings, fr);
+	else if (!out_dir)
 		gt_render_scan_text(stdout, &s, &findings, fr, cmd_color_on(color, stdout));
-	status = gt_scan_status(&findings);
+	if (!status)
+		status = gt_scan_status(&findings);
 	host_scan_for_free(fr);
 	gt_findings_free(&findings);
 	host_scan_free(&s);

@@ -1,11 +1,13 @@
 # bash completion for gputrace(1). The lists below are checked against
 # `gputrace --help` and each subcommand's --help by tests/e2e/test_install.py.
 
-_gputrace_subcommands="report scan doctor"
-_gputrace_trace_opts="-o --output --append -q --quiet --color -h --help -V --version"
-_gputrace_report_opts="--json --tree --color -h --help"
-_gputrace_scan_opts="--json --for --color -h --help"
+_gputrace_subcommands="report scan doctor diff retry"
+_gputrace_trace_opts="-o --output --append -q --quiet --try-fixes --color -h --help -V --version"
+_gputrace_report_opts="--json --tree --prometheus --color -h --help"
+_gputrace_scan_opts="--json --for -o --output --prometheus --color -h --help"
 _gputrace_doctor_opts="--json --python --color -h --help"
+_gputrace_diff_opts="--json -h --help"
+_gputrace_retry_opts="--fix --all-fixes -y --yes --json -o --output -h --help"
 
 # Options matching $cur; a lone --color gets its '=' (its value is optional).
 _gputrace_options()
@@ -46,6 +48,8 @@ _gputrace()
 	report) opts=$_gputrace_report_opts ;;
 	scan) opts=$_gputrace_scan_opts ;;
 	doctor) opts=$_gputrace_doctor_opts ;;
+	diff) opts=$_gputrace_diff_opts ;;
+	retry) opts=$_gputrace_retry_opts ;;
 	*)
 		# Tracing: gputrace's options, then COMMAND, whose own words are its own.
 		local i

@@ -158,6 +158,8 @@ json_t *gt_finding_json(const struct gt_finding *x)
 	gt_evidence_str(o, "summary", x->summary);
 	json_object_set_new(o, "evidence", json_incref(x->evidence));
 	gt_evidence_str(o, "fix", x->fix);
+	if (x->fix_data)
+		json_object_set_new(o, "fix_data", json_incref(x->fix_data));
 	return o;
 }
 
@@ -189,6 +191,7 @@ void gt_findings_free_last(struct gt_findings *f, size_t keep)
 
 		free(x->summary);
 		free(x->fix);
+		json_decref(x->fix_data);
 		json_decref(x->evidence);
 	}
 }
@@ -200,6 +203,7 @@ void gt_findings_free(struct gt_findings *f)
 	for (i = 0; i < f->n; i++) {
 		free(f->v[i].summary);
 		free(f->v[i].fix);
+		json_decref(f->v[i].fix_data);
 		json_decref(f->v[i].evidence);
 	}
 	free(f->v);

@@ -19,6 +19,9 @@ struct gt_finding {
 	enum gt_severity severity;
 	char *summary;                  /* one line */
 	char *fix;                      /* what to do, concretely */
+	json_t *fix_data;               /* the fix as data, or NULL: {"env": {...}} that
+	                                   gputrace retry can apply, or {"install": "CMD"}
+	                                   that it names and never runs (fix_data.c) */
 	json_t *evidence;               /* array of objects, each with "what" */
 	const struct gt_proc_model *proc;
 	const struct gt_group *members;  /* set when the finding is about other processes than proc's group */
@@ -45,6 +48,19 @@ void gt_evidence_str(json_t *e, const char *key, const char *value);
 void gt_evidence_int(json_t *e, const char *key, long long value);
 /* A JSON string of text that may not be UTF-8 (U+FFFD for bad bytes). */
 json_t *gt_json_text(const char *value);
+/* The fix as data (report/fix_data.c), added to f->fix_data. Only changes of
+ * the environment a run can be given again: a list variable losing entries
+ * (LD_LIBRARY_PATH minus a folder), gaining them, a variable unset or set. */
+void gt_fix_list_remove(struct gt_finding *f, const char *var, const char *entry);
+void gt_fix_list_append(struct gt_finding *f, const char *var, const char *entry);
+void gt_fix_unset(struct gt_finding *f, const char *var);
+void gt_fix_set(struct gt_finding *f, const char *var, const char *value);
+/* LD_PRELOAD without path: unset when it was the process's only entry of its
+ * own (libgputrace.so, the tracer's, does not count), else that entry removed. */
+void gt_fix_preload_remove(struct gt_finding *f, const struct gt_process *p, const char *path);
+/* An installer's command line: said, never run by gputrace. */
+void gt_fix_install(struct gt_finding *f, const char *command);
+
 /* A finding as JSON: id, severity, summary, evidence, fix (what report,
  * scan and doctor all print). A NULL list gives an empty array. */
 json_t *gt_finding_json(const struct gt_finding *x);

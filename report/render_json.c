@@ -191,6 +191,12 @@ static json_t *process_json(const struct gt_proc_model *m, const struct gt_membe
 	for (i = 0; i < p->argc; i++)
 		json_array_append_new(argv, str_or_null(p->argv[i]));
 	json_object_set_new(o, "argv", argv);
+	/* What steered its loading, as its header recorded it (gputrace diff
+	 * sets two runs side by side; retry runs it again with a fix applied). */
+	if (json_is_object((json_t *)p->env))
+		json_object_set_new(o, "env", json_incref((json_t *)p->env));
+	if (p->cwd)
+		gt_evidence_str(o, "cwd", p->cwd);
 	gt_evidence_str(o, "trace", who->file);
 	json_object_set_new(end, "how", json_string(m->ended_how));
 	if (m->ended_signal)
@@ -272,6 +278,11 @@ static void emit(FILE *f, json_t *v, bool *first)
 
 void gt_render_json(FILE *f, const struct gt_report *r)
 {
+	gt_render_json_fleet(f, r, NULL);
+}
+
+void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
+{
 	bool first = true;
 	size_t i, k;
 
@@ -296,5 +307,10 @@ void gt_render_json(FILE *f, const struct gt_report *r)
 		json_object_del(go, "processes");
 		emit(f, go, &first);
 	}
-	fputs("]}\n", f);
+	fputs("]", f);
+	if (fleet) {
+		fputs(",\n\"fleet\": ", f);
+		json_dumpf(fleet, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	}
+	fputs("}\n", f);
 }

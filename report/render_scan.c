@@ -8,6 +8,7 @@
 
 #include "report/scan_report.h"
 #include "report/printable.h"
+#include "common/trace_file.h"
 
 static void print_for(FILE *f, const struct host_scan_for *fr)
 {
@@ -177,14 +178,34 @@ static json_t *copy_json(const struct host_copy *c)
 	return o;
 }
 
+/* The variables that steer where the loader and the installers look. */
+static json_t *scan_env_json(void)
+{
+	static const char *const vars[] = { "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_VISIBLE_DEVICES",
+					    "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV" };
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			gt_evidence_str(o, vars[i], getenv(vars[i]));
+	return o;
+}
+
 void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
 			 const struct host_scan_for *fr)
 {
 	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
+	char host[256];
 	size_t i;
 
 	json_object_set_new(root, "format", json_string("gputrace-scan"));
 	json_object_set_new(root, "version", json_integer(1));
+	/* Whose scan, under which environment: scans of many hosts are compared
+	 * (gputrace report DIR, gputrace diff). */
+	gt_host_name(host, sizeof(host));
+	json_object_set_new(root, "host", gt_json_text(host));
+	json_object_set_new(root, "env", scan_env_json());
 	json_object_set_new(root, "kernel_module", s->kmod[0] ? json_string(s->kmod) : json_null());
 	json_object_set_new(root, "gpus", json_string(s->gpus));
 	for (i = 0; i < s->ncopies; i++)

@@ -67,6 +67,8 @@ int gt_report_status(const struct gt_report *r);
 void gt_render_text(FILE *f, const struct gt_report *r, bool color);
 void gt_render_tree(FILE *f, const struct gt_report *r, bool color);
 void gt_render_json(FILE *f, const struct gt_report *r);
+/* The same with the hosts' scans grouped (report/diff.h's gt_fleet) as "fleet". */
+void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet);
 /* One finding as the text report shows it: summary, evidence, cause, fix. */
 void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color);
 

@@ -117,6 +117,7 @@ static void take_identity(struct gt_process *p, json_t *o)
 	size_t i;
 
 	free(p->exe);
+	free(p->cwd);
 	free(p->host);
 	for (i = 0; i < p->argc; i++)
 		free(p->argv[i]);
@@ -132,6 +133,7 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->world_size = id.world_size;
 	p->host = id.host;
 	p->exe = field(o, GT_K_EXE);
+	p->cwd = field(o, GT_K_CWD);
 	p->start_ticks = (unsigned long long)json_integer_value(json_object_get(o, GT_K_START_TICKS));
 	json_array_foreach(argv, i, v) {
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
@@ -863,6 +865,7 @@ void gt_process_free(struct gt_process *p)
 	free(p->cut_reason);
 	free(p->host);
 	free(p->exe);
+	free(p->cwd);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -100,6 +100,7 @@ struct gt_process {
 	long pid, ppid;
 	long rank, world_size;  /* -1 when no launcher set one */
 	char *host, *exe;
+	char *cwd;            /* the working folder of the latest image, or NULL */
 	char **argv;
 	size_t argc;
 	bool audit_seen;      /* the audit half ran: searches are complete */

@@ -57,6 +57,8 @@ void rule_cpu_only_build(const struct gt_proc_model *m, struct gt_findings *out)
 			   "https://download.pytorch.org/whl/cu130); a distribution's CPU-only package "
 			   "cannot use the GPU.",
 			   "the framework is a CPU-only build: no CUDA runtime was ever loaded");
+	if (strstr(gt_base_name(fw), "torch"))
+		gt_fix_install(f, "pip install torch --index-url https://download.pytorch.org/whl/cu130");
 	e = gt_evidence_add(f, "framework library %s loaded, and no libcudart was loaded or searched for", fw);
 	gt_evidence_str(e, "path", fw);
 }

@@ -9,7 +9,7 @@ void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_lib *l = gt_model_find(m, "cuda");
 	struct gt_finding *f;
-	char fix[4096 + 256];
+	char fix[4096 + 256], dir[4096];
 	json_t *e;
 
 	if (!l || (!strstr(l->obj->path, "/stubs/") && !gt_called_with(m->proc, "cuInit", 34) &&
@@ -21,6 +21,10 @@ void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out)
 		 l->obj->path);
 	f = gt_finding_add(out, "driver-stub", GT_SEV_ERROR, m, fix,
 			   "libcuda.so.1 is the toolkit's stub, not the driver: %s", l->obj->path);
+	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
+		gt_folder_of(l->obj->path, dir, sizeof(dir));
+		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+	}
 	e = gt_evidence_add(f, "libcuda.so.1 was loaded from %s", l->obj->path);
 	gt_evidence_lib(e, l);
 	if (gt_called_with(m->proc, "cudaGetDeviceCount", 34)) {

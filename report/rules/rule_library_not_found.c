@@ -84,8 +84,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 {
 	const struct gt_process *p = m->proc;
 	struct gt_family_info fi;
-	char copy[4096 + 256], fix[8192];
+	char copy[4096 + 256], fix[8192], dir[4096 + 256];
 	struct gt_finding *f;
+	bool elsewhere;
 	size_t i;
 	json_t *e;
 
@@ -97,7 +98,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
 		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
 			continue;
-		if (copy_elsewhere(p, s, copy, sizeof(copy)))
+		elsewhere = copy_elsewhere(p, s, copy, sizeof(copy));
+		if (elsewhere)
 			snprintf(fix, sizeof(fix),
 				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
 				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
@@ -112,6 +114,10 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		f = gt_finding_add(out, "library-not-found", GT_SEV_ERROR, m, fix,
 				   "%s: cannot open shared object file (searched %zu places)", s->name,
 				   s->ntries);
+		if (elsewhere) {
+			gt_folder_of(copy, dir, sizeof(dir));
+			gt_fix_list_append(f, "LD_LIBRARY_PATH", dir);
+		}
 		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths",
 				    s->requester ? s->requester : "the program", s->name, s->ntries);
 		gt_evidence_str(e, "name", s->name);

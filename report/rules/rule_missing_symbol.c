@@ -82,6 +82,12 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, m, fix,
 			   "%s: undefined symbol: %s%s: %s lacks it", gt_base_name(g->consumer), g->symbol, ver,
 			   g->provider);
+	if (rule == GT_RULE_LD_LIBRARY_PATH) {
+		char bad[4096];
+
+		gt_folder_of(g->provider, bad, sizeof(bad));
+		gt_fix_list_remove(f, "LD_LIBRARY_PATH", bad);
+	}
 	if (fl->at_startup)
 		e = gt_evidence_add(f, "the loader gave up starting %s (exit 127): %s needs %s%s", fl->name,
 				    gt_base_name(g->consumer), g->symbol, ver);

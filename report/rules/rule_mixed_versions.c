@@ -117,6 +117,25 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 		fix[len - 1] = '.';
 }
 
+/* The same clauses as data, where they are a change of environment. */
+static void add_fix_data(struct gt_finding *f, const struct gt_proc_model *m, size_t copy, const char *ref)
+{
+	char dir[1024];
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++) {
+		const struct gt_lib *l = &m->libs[i];
+
+		if (!part_of(m, copy, l) || !odd_part(l, ref) || l->copy != copy)
+			continue;
+		gt_folder_of(l->obj->path, dir, sizeof(dir));
+		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
+			gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+		else if (l->found_by == GT_RULE_PRELOAD)
+			gt_fix_preload_remove(f, m->proc, l->obj->path);
+	}
+}
+
 static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_findings *out)
 {
 	const struct gt_copy *c = &m->copies[copy];
@@ -143,6 +162,7 @@ static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_fin
 	else
 		f = gt_finding_add(out, "mixed-versions", GT_SEV_ERROR, m, fix,
 				   "%s parts of different versions in one process", c->family);
+	add_fix_data(f, m, copy, ref);
 	for (i = 0; i < m->nlibs; i++) {
 		const struct gt_lib *l = &m->libs[i];
 

@@ -19,8 +19,8 @@ void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out)
 		return;
 	if (cvd)
 		snprintf(fix, sizeof(fix),
-			 "CUDA_VISIBLE_DEVICES is set to \"%s\": unset it, or name devices that exist "
-			 "(nvidia-smi -L lists them).", cvd);
+			 "CUDA_VISIBLE_DEVICES is set to \"%s\": set it to devices that exist, e.g. "
+			 "CUDA_VISIBLE_DEVICES=0 (nvidia-smi -L lists them), or unset it.", cvd);
 	else
 		snprintf(fix, sizeof(fix),
 			 "Check that the machine has a GPU the driver sees (nvidia-smi -L); in a container, "
@@ -30,6 +30,10 @@ void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out)
 	e = gt_evidence_add(f, "%s returned 100 (no CUDA-capable device)", fn);
 	gt_evidence_int(e, "status", 100);
 	gt_evidence_str(e, "status_name", "cudaErrorNoDevice");
+	/* The first GPU, as CUDA_VISIBLE_DEVICES names it: a set variable that
+	 * hides them all, or names one that is not there. */
+	if (cvd)
+		gt_fix_set(f, "CUDA_VISIBLE_DEVICES", "0");
 	if (cvd) {
 		e = gt_evidence_add(f, "CUDA_VISIBLE_DEVICES=\"%s\"", cvd);
 		gt_evidence_str(e, "env", "CUDA_VISIBLE_DEVICES");

@@ -117,6 +117,8 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		f = finding_for(out, m, l, dir);
+		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
+			gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);

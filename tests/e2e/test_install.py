@@ -13,7 +13,7 @@ from tests.e2e.gtlib import GPUTRACE, PROGS, FIX, traces_in
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_TORCH = os.path.join(TOP, "tests", "fake_torch")
-SUBCOMMANDS = ("report", "scan", "doctor")
+SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry")
 with open(os.path.join(TOP, "VERSION")) as _f:
     VERSION = _f.read().strip()
 

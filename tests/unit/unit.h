@@ -17,4 +17,5 @@ Suite *rules_suite(void);
 Suite *framework_suite(void);
 Suite *symbols_suite(void);
 Suite *fatbin_suite(void);
+Suite *fix_data_suite(void);
 #endif
