@@ -71,6 +71,7 @@ int cmd_scan_main(int argc, char **argv)
 	struct host_elf_info probe;
 	struct host_scan s;
 	bool json = false;
+	size_t for_from;
 	int c, status;
 
 	optind = 1;
@@ -101,15 +102,16 @@ int cmd_scan_main(int argc, char **argv)
 		host_elf_free(&probe);
 	host_scan_run(&s, argv + optind, argc - optind);
 	gt_scan_judge(&s, &findings);
+	for_from = findings.n;
 	if (consumer) {
 		fr = host_scan_for_run(consumer, &s);
 		gt_scan_for_judge(fr, &findings);
 	}
 	print_problems(&s);
 	if (json)
-		gt_render_scan_json(stdout, &s, &findings, fr);
+		gt_render_scan_json(stdout, &s, &findings, fr, for_from);
 	else
-		gt_render_scan_text(stdout, &s, &findings, fr, cmd_color_on(color, stdout));
+		gt_render_scan_text(stdout, &s, &findings, fr, for_from, cmd_color_on(color, stdout));
 	status = gt_scan_status(&findings);
 	host_scan_for_free(fr);
 	gt_findings_free(&findings);
