@@ -285,7 +285,7 @@ DEB_BUILD := $(BUILD)/deb
 DEB_ROOT := $(DEB_BUILD)/root
 DEB_MAINTAINER ?= the gputrace authors <gputrace@example.org>
 deb: $(DEB)
-$(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in FORCE
+$(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in packaging/lintian-overrides FORCE
 	rm -rf $(DEB_BUILD)
 	$(MAKE) BUILD=$(DEB_BUILD)/build SAN= CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
 		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
@@ -297,6 +297,8 @@ $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in 
 		$(DEB_ROOT)/usr/lib/gputrace/libgputrace.so
 	install -d $(DEB_ROOT)/DEBIAN $(DEB_ROOT)/usr/share/doc/gputrace $(DEB_BUILD)/debian
 	install -m 644 packaging/copyright $(DEB_ROOT)/usr/share/doc/gputrace/copyright
+	install -d $(DEB_ROOT)/usr/share/lintian/overrides
+	install -m 644 packaging/lintian-overrides $(DEB_ROOT)/usr/share/lintian/overrides/gputrace
 	d=$$(date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s)) && \
 	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' -e "s/@DATE@/$$d/" \
 		packaging/changelog.in | gzip -9n > $(DEB_ROOT)/usr/share/doc/gputrace/changelog.gz

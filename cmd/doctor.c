@@ -37,6 +37,40 @@ const char *cmd_doctor_layer_of(const char *step)
 	return "other";
 }
 
+/* A line "step\tNAME\tSTATUS\tMS\tDETAIL" as a step; false for other lines. */
+static bool parse_step_line(const char *line, struct doctor_step *s)
+{
+	char buf[2048], *f[5] = { 0 }, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(line, "\n"), line);
+	for (f[n] = strtok_r(buf, "\t", &save); f[n] && n < 4; f[++n] = strtok_r(NULL, "\t", &save))
+		;
+	if (n < 4 || strcmp(f[0], "step") != 0)
+		return false;
+	snprintf(s->name, sizeof(s->name), "%s", f[1]);
+	snprintf(s->status, sizeof(s->status), "%s", f[2]);
+	s->ms = atof(f[3]);
+	snprintf(s->detail, sizeof(s->detail), "%s", f[4] ? f[4] : "");
+	return true;
+}
+
+/* Each step line, handed to the caller's on_step as the probe prints it. */
+static void stream_line(const char *line, void *data)
+{
+	struct doctor *d = data;
+	struct doctor_step s;
+
+	if (d->on_step && parse_step_line(line, &s))
+		d->on_step(&s, d->on_step_data);
+}
+
+static void emit_step(struct doctor *d, const struct doctor_step *s)
+{
+	if (d->on_step)
+		d->on_step(s, d->on_step_data);
+}
+
 /* Lines "step\tNAME\tSTATUS\tMS\tDETAIL" and "lib\tCOMPONENT\tPATH". */
 static void parse_probe(const char *out, struct doctor_probe *r)
 {
@@ -147,11 +181,13 @@ static int run_probe(struct doctor *d, char *const *env)
 	}
 	argv[0] = probe;
 	argv[1] = NULL;
-	status = cmd_run_traced_capture(argv, d->dir, env, &out);
+	status = cmd_run_traced_stream(argv, d->dir, env, &out, stream_line, d);
 	memset(&d->probe, 0, sizeof(d->probe));
 	parse_probe(out ? out : "", &d->probe);
 	free(out);
 	note_death(&d->probe, "probe", status);
+	if (status >= 128 && d->probe.nsteps)
+		emit_step(d, &d->probe.steps[d->probe.nsteps - 1]);
 	if (!d->probe.nsteps) {
 		fprintf(stderr, "gputrace doctor: the probe ran no step (exit status %d)\n", status);
 		return -1;
@@ -195,37 +231,18 @@ static void retry_with_copies(struct doctor *d)
 		if (!before)
 			abort();
 		*before = d->probe;
+		if (d->on_step)
+			d->on_step(NULL, d->on_step_data);
 		if (run_probe(d, env) < 0)
 			d->probe = *before;  /* the first run's steps stand */
 		free(before);
 	}
 }
 
-/* Whether `python -c "import torch"` succeeds, run untraced and silent. */
-static bool imports_torch(const char *python)
-{
-	char *argv[] = { (char *)python, "-c", "import torch", NULL };
-	posix_spawn_file_actions_t fa;
-	int status = -1, err;
-	pid_t pid;
-
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return false;
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	err = posix_spawn(&pid, python, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (err != 0)
-		return false;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 /* A step the doctor itself concludes, without a probe (the probe's format). */
-static void add_step(struct doctor_probe *r, const char *name, const char *status, const char *detail)
+static void add_step(struct doctor *d, const char *name, const char *status, const char *detail)
 {
+	struct doctor_probe *r = &d->probe;
 	struct doctor_step *s;
 
 	if (r->nsteps >= DOCTOR_MAX_STEPS)
@@ -235,6 +252,7 @@ static void add_step(struct doctor_probe *r, const char *name, const char *statu
 	snprintf(s->status, sizeof(s->status), "%s", status);
 	s->ms = 0;
 	snprintf(s->detail, sizeof(s->detail), "%s", detail);
+	emit_step(d, s);
 }
 
 static void add_model(const char *model, void *data)
@@ -249,26 +267,31 @@ static void add_model(const char *model, void *data)
  * libcuda must be its release (a forward-compatibility copy may be newer).
  * Read from /proc/driver/nvidia; not visible there (no module, or a
  * container without it) is said, not judged. */
-static void kernel_module_step(struct doctor_probe *r)
+static void kernel_module_step(struct doctor_step *s)
 {
-	char kmod[64], gpus[512] = "", detail[700];
+	char kmod[64], gpus[512] = "";
 
-	if (r->nsteps >= DOCTOR_MAX_STEPS)
-		return;
-	/* First of all the steps: the probe's come after it. */
-	memmove(&r->steps[1], &r->steps[0], (size_t)r->nsteps * sizeof(r->steps[0]));
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "driver_module");
 	if (gt_read_kmod_version(kmod, sizeof(kmod))) {
 		gt_read_gpu_models(add_model, gpus, 16);
-		snprintf(detail, sizeof(detail), "NVIDIA kernel module %s%s%s", kmod, gpus[0] ? "; GPUs: " : "", gpus);
-		snprintf(r->steps[0].status, sizeof(r->steps[0].status), "ok");
+		snprintf(s->detail, sizeof(s->detail), "NVIDIA kernel module %s%s%s", kmod, gpus[0] ? "; GPUs: " : "",
+			 gpus);
+		snprintf(s->status, sizeof(s->status), "ok");
 	} else {
-		snprintf(detail, sizeof(detail), "no NVIDIA kernel module visible (%s/version is absent)",
+		snprintf(s->detail, sizeof(s->detail), "no NVIDIA kernel module visible (%s/version is absent)",
 			 GT_NVIDIA_PROC);
-		snprintf(r->steps[0].status, sizeof(r->steps[0].status), "skipped");
+		snprintf(s->status, sizeof(s->status), "skipped");
 	}
-	snprintf(r->steps[0].name, sizeof(r->steps[0].name), "driver_module");
-	r->steps[0].ms = 0;
-	snprintf(r->steps[0].detail, sizeof(r->steps[0].detail), "%s", detail);
+}
+
+/* The kernel module's step first of all: the probe's come after it. */
+static void insert_first(struct doctor_probe *r, const struct doctor_step *s)
+{
+	if (r->nsteps >= DOCTOR_MAX_STEPS)
+		return;
+	memmove(&r->steps[1], &r->steps[0], (size_t)r->nsteps * sizeof(r->steps[0]));
+	r->steps[0] = *s;
 	r->nsteps++;
 }
 
@@ -278,7 +301,7 @@ static void kernel_module_step(struct doctor_probe *r)
  * PATH. */
 static void run_framework(struct doctor *d)
 {
-	char script[PATH_MAX], python[PATH_MAX], detail[PATH_MAX + 64], *out = NULL;
+	char script[PATH_MAX], python[PATH_MAX], detail[PATH_MAX + 320], *out = NULL;
 	char *argv[] = { python, script, NULL };
 	struct doctor_probe fw;
 	int i;
@@ -287,20 +310,24 @@ static void run_framework(struct doctor *d)
 	if (!beside_us("torch_doctor.py", script, sizeof(script)) &&
 	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
 		return;
-	if (cmd_resolve_command(d->python ? d->python : "python3", python, sizeof(python)) != 0) {
-		add_step(&d->probe, "torch_import", "skipped", "no python3 on PATH");
+	if (!d->env.python_path[0]) {
+		add_step(d, "torch_import", "skipped", "framework checks skipped: no python3 on PATH");
 		return;
 	}
-	if (!imports_torch(python)) {
-		snprintf(detail, sizeof(detail), "%s does not import torch", python);
-		add_step(&d->probe, "torch_import", "skipped", detail);
+	snprintf(python, sizeof(python), "%s", d->env.python_path);
+	if (!d->env.imports_torch) {
+		snprintf(detail, sizeof(detail), "framework checks skipped: %s cannot import torch (%s)", python,
+			 d->env.torch_error);
+		add_step(d, "torch_import", "skipped", detail);
 		return;
 	}
-	d->framework_status = cmd_run_traced_capture(argv, d->dir, NULL, &out);
+	d->framework_status = cmd_run_traced_stream(argv, d->dir, NULL, &out, stream_line, d);
 	memset(&fw, 0, sizeof(fw));
 	parse_probe(out ? out : "", &fw);
 	free(out);
 	note_death(&fw, "torch_checks", d->framework_status);
+	if (d->framework_status >= 128 && fw.nsteps)
+		emit_step(d, &fw.steps[fw.nsteps - 1]);
 	for (i = 0; i < fw.nsteps && d->probe.nsteps < DOCTOR_MAX_STEPS; i++)
 		d->probe.steps[d->probe.nsteps++] = fw.steps[i];
 }
@@ -358,16 +385,24 @@ bool cmd_doctor_run(struct doctor *d)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *paths[1], err[8192];
+	char python[PATH_MAX];
+	struct doctor_step kmod;
 
 	snprintf(d->dir, sizeof(d->dir), "%s/gputrace-doctor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(d->dir)) {
 		perror("gputrace doctor: mkdtemp");
 		return false;
 	}
+	cmd_doctor_env_read(&d->env, cmd_resolve_command(d->python ? d->python : "python3", python,
+							  sizeof(python)) == 0 ? python : NULL);
+	if (d->on_env)
+		d->on_env(&d->env, d->on_step_data);
+	kernel_module_step(&kmod);
+	emit_step(d, &kmod);
 	if (run_probe(d, NULL) < 0)
 		return false;
 	retry_with_copies(d);
-	kernel_module_step(&d->probe);
+	insert_first(&d->probe, &kmod);
 	run_framework(d);
 	/* Conflicts on the host are worth a line whenever something failed. */
 	if (any_failed(&d->probe))

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "cmd/doctor_env.h"
 #include "host/scan.h"
 #include "report/findings.h"
 #include "report/report.h"
@@ -33,6 +34,12 @@ struct doctor_probe {
 
 struct doctor {
 	const char *python;       /* --python, or NULL: the python3 on PATH */
+	/* Called with each step as it finishes (text output streams them), and
+	 * with NULL before the probe runs again on the copies the scan found. */
+	void (*on_step)(const struct doctor_step *step, void *data);
+	void *on_step_data;
+	struct doctor_env env;    /* read first: on_env is called with it */
+	void (*on_env)(const struct doctor_env *env, void *data);
 	char dir[PATH_MAX];       /* the traces */
 	struct doctor_probe probe;
 	char tested_note[DOCTOR_MAX_NOTES][2 * PATH_MAX + 128];

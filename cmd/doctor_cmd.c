@@ -27,20 +27,61 @@ static void print_status(const char *status, bool color)
 	printf("  %s%-8s%s ", c, gt_printable(status), *c ? RESET : "");
 }
 
+static const char *or_none(const char *s, const char *none)
+{
+	return *s ? gt_printable(s) : none;
+}
+
+/* The block users paste into issues, and the first line; printed before
+ * any step runs. */
+static void print_env(const struct doctor_env *e, void *data)
+{
+	const struct doctor *d = *(const struct doctor *const *)data;
+	int k;
+
+	printf("gputrace doctor: the GPU chain, layer by layer (traces in %s)\n", gt_printable(d->dir));
+	printf("  OS            %s\n", or_none(e->os, "unknown (no /etc/os-release)"));
+	printf("  kernel        %s\n", or_none(e->kernel, "unknown"));
+	printf("  glibc         %s\n", or_none(e->glibc, "unknown"));
+	printf("  driver        %s\n", or_none(e->driver, "none visible (no /proc/driver/nvidia/version)"));
+	printf("  CUDA toolkit  %s\n", or_none(e->cuda_toolkit, "none (no CUDA_HOME, no /usr/local/cuda)"));
+	printf("  Python        %s\n", or_none(e->python, "none (no python3 on PATH)"));
+	for (k = 0; k < e->nframeworks; k++)
+		printf("  %-13s %s, CUDA %s, cuDNN %s\n", e->frameworks[k].name, gt_printable(e->frameworks[k].version),
+		       or_none(e->frameworks[k].cuda, "none (CPU-only build)"), or_none(e->frameworks[k].cudnn, "none"));
+	if (e->python[0] && !e->imports_torch)
+		printf("  framework checks skipped: %s cannot import torch (%s)\n", gt_printable(e->python_path),
+		       gt_printable(e->torch_error));
+	fflush(stdout);
+}
+
+struct stream {
+	const struct doctor *d;  /* first: print_env reads it */
+	bool color;
+};
+
+/* Each step's line as the step finishes (flushed: a step can take seconds). */
+static void print_step(const struct doctor_step *s, void *data)
+{
+	const struct stream *st = data;
+
+	if (!s) {
+		printf("  again, on the copies the scan found:\n");
+	} else {
+		print_status(s->status, st->color);
+		printf("%-9s %-18s %9.1f ms  %s\n", cmd_doctor_layer_of(s->name), gt_printable(s->name), s->ms,
+		       gt_printable(s->detail));
+	}
+	fflush(stdout);
+}
+
+/* What follows the steps: the libraries tested, notes, the verdict. */
 static void print_text(struct doctor *d, const struct gt_report *rep, bool color)
 {
 	const char *layer = cmd_doctor_first_failing_layer(&d->probe);
 	size_t i, shown = 0;
 	int k;
 
-	printf("gputrace doctor: the GPU chain, layer by layer (traces in %s)\n", d->dir);
-	for (k = 0; k < d->probe.nsteps; k++) {
-		const struct doctor_step *s = &d->probe.steps[k];
-
-		print_status(s->status, color);
-		printf("%-9s %-18s %9.1f ms  %s\n", cmd_doctor_layer_of(s->name), gt_printable(s->name), s->ms,
-		       gt_printable(s->detail));
-	}
 	for (k = 0; k < d->probe.nlibs; k++)
 		printf("  tested %-8s %s\n", gt_printable(d->probe.libs[k][0]), gt_printable(d->probe.libs[k][1]));
 	for (k = 0; k < d->ntested; k++)
@@ -65,6 +106,35 @@ static void print_text(struct doctor *d, const struct gt_report *rep, bool color
 	}
 }
 
+static json_t *str_or_null(const char *s)
+{
+	return *s ? gt_json_text(s) : json_null();
+}
+
+static json_t *env_json(const struct doctor_env *e)
+{
+	json_t *o = json_object(), *fws = json_array();
+	int k;
+
+	json_object_set_new(o, "os", str_or_null(e->os));
+	json_object_set_new(o, "kernel", gt_json_text(e->kernel));
+	json_object_set_new(o, "glibc", gt_json_text(e->glibc));
+	json_object_set_new(o, "driver", str_or_null(e->driver));
+	json_object_set_new(o, "cuda_toolkit", str_or_null(e->cuda_toolkit));
+	json_object_set_new(o, "python", str_or_null(e->python));
+	for (k = 0; k < e->nframeworks; k++) {
+		json_t *f = json_object();
+
+		json_object_set_new(f, "name", gt_json_text(e->frameworks[k].name));
+		json_object_set_new(f, "version", gt_json_text(e->frameworks[k].version));
+		json_object_set_new(f, "cuda", str_or_null(e->frameworks[k].cuda));
+		json_object_set_new(f, "cudnn", str_or_null(e->frameworks[k].cudnn));
+		json_array_append_new(fws, f);
+	}
+	json_object_set_new(o, "frameworks", fws);
+	return o;
+}
+
 static void print_json(struct doctor *d, const struct gt_report *rep)
 {
 	json_t *o = json_object(), *steps = json_array(), *libs = json_array(), *notes = json_array();
@@ -74,6 +144,7 @@ static void print_json(struct doctor *d, const struct gt_report *rep)
 	json_object_set_new(o, "format", json_string("gputrace-doctor"));
 	json_object_set_new(o, "version", json_integer(1));
 	json_object_set_new(o, "traces", json_string(d->dir));
+	json_object_set_new(o, "environment", env_json(&d->env));
 	for (k = 0; k < d->probe.nsteps; k++) {
 		const struct doctor_step *s = &d->probe.steps[k];
 		json_t *x = json_object();
@@ -132,6 +203,7 @@ int cmd_doctor_main(int argc, char **argv)
 	struct doctor *d;
 	char python[PATH_MAX];
 	const char *interp = NULL;
+	struct stream st;
 	bool json = false;
 	int c, status;
 
@@ -160,6 +232,13 @@ int cmd_doctor_main(int argc, char **argv)
 	}
 	d = gt_xcalloc(1, sizeof(*d));
 	d->python = interp;
+	st.d = d;
+	st.color = cmd_color_on(color, stdout);
+	if (!json) {  /* the text streams: the block and each step as it comes */
+		d->on_env = print_env;
+		d->on_step = print_step;
+		d->on_step_data = &st;
+	}
 	if (!cmd_doctor_run(d)) {
 		cmd_doctor_free(d);
 		free(d);

@@ -681,7 +681,46 @@ static char *read_all(int fd)
 	return buf;
 }
 
+/* Reads all of fd like read_all, handing each complete line to on_line as
+ * it arrives. */
+static char *read_lines(int fd, void (*on_line)(const char *line, void *data), void *data)
+{
+	size_t len = 0, cap = 4096, done = 0;
+	char *buf = malloc(cap), *nl;
+	ssize_t n;
+
+	if (!buf)
+		abort();
+	for (;;) {
+		if (len + 1 >= cap && !(buf = realloc(buf, cap *= 2)))
+			abort();
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = 0;
+		while ((nl = memchr(buf + done, '\n', len - done)) != NULL) {
+			*nl = 0;
+			on_line(buf + done, data);
+			*nl = '\n';
+			done = (size_t)(nl - buf) + 1;
+		}
+	}
+	buf[len] = 0;
+	if (done < len)
+		on_line(buf + done, data);
+	return buf;
+}
+
 int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out)
+{
+	return cmd_run_traced_stream(argv, dir, env, out, NULL, NULL);
+}
+
+int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, char **out,
+			  void (*on_line)(const char *line, void *data), void *data)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX];
 	int pipefd[2], wstatus = 0, i;
@@ -709,7 +748,7 @@ int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env,
 		_exit(127);
 	}
 	close(pipefd[1]);
-	*out = read_all(pipefd[0]);
+	*out = on_line ? read_lines(pipefd[0], on_line, data) : read_all(pipefd[0]);
 	close(pipefd[0]);
 	do
 		w = waitpid(pid, &wstatus, 0);

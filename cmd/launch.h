@@ -41,6 +41,9 @@ int cmd_resolve_command(const char *cmd, char *out, size_t cap);
  * (NULL-terminated, may be NULL) for it alone, its stdout captured into *out
  * (malloc'd). Returns its exit status (128+N for signal N, 127: not run). */
 int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env, char **out);
+/* The same, and each line of its stdout handed to on_line as it comes. */
+int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, char **out,
+			  void (*on_line)(const char *line, void *data), void *data);
 
 /* Why the loader would ignore LD_AUDIT/LD_PRELOAD for this executable, or NULL. */
 const char *cmd_untraceable_reason(const char *path);

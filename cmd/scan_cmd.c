@@ -88,6 +88,7 @@ struct scan_out {
 	const struct host_scan *s;
 	const struct gt_findings *fs;
 	const struct host_scan_for *fr;
+	size_t for_from;
 	json_t *views;
 };
 
@@ -95,7 +96,7 @@ static void fill_json(FILE *f, void *arg)
 {
 	struct scan_out *so = arg;
 
-	gt_render_scan_json(f, so->s, so->fs, so->fr);
+	gt_render_scan_json(f, so->s, so->fs, so->fr, so->for_from);
 }
 
 static void fill_prometheus(FILE *f, void *arg)
@@ -105,9 +106,9 @@ static void fill_prometheus(FILE *f, void *arg)
 
 /* -o DIR and --prometheus FILE; 2 when one cannot be written. */
 static int write_outputs(const char *out_dir, const char *prometheus, const struct host_scan *s,
-			 const struct gt_findings *fs, const struct host_scan_for *fr)
+			 const struct gt_findings *fs, const struct host_scan_for *fr, size_t for_from)
 {
-	struct scan_out so = { s, fs, fr, NULL };
+	struct scan_out so = { s, fs, fr, for_from, NULL };
 	char host[256], *path, *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
@@ -128,7 +129,7 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 		mem = open_memstream(&buf, &len);
 		if (!mem)
 			abort();
-		gt_render_scan_json(mem, s, fs, fr);
+		gt_render_scan_json(mem, s, fs, fr, for_from);
 		fclose(mem);
 		so.views = json_array();
 		json_array_append_new(so.views, gt_view_of_scan_text(buf, len, "scan"));
@@ -159,6 +160,7 @@ int cmd_scan_main(int argc, char **argv)
 	struct host_elf_info probe;
 	struct host_scan s;
 	bool json = false;
+	size_t for_from;
 	int c, status;
 
 	optind = 1;
@@ -193,20 +195,21 @@ int cmd_scan_main(int argc, char **argv)
 		host_elf_free(&probe);
 	host_scan_run(&s, argv + optind, argc - optind);
 	gt_scan_judge(&s, &findings);
+	for_from = findings.n;
 	if (consumer) {
 		fr = host_scan_for_run(consumer, &s);
 		gt_scan_for_judge(fr, &findings);
 	}
 	print_problems(&s);
 	if (out_dir || prometheus)
-		status = write_outputs(out_dir, prometheus, &s, &findings, fr);
+		status = write_outputs(out_dir, prometheus, &s, &findings, fr, for_from);
 	else
 		status = 0;
 	/* with -o DIR the JSON went to the file: stdout stays quiet */
 	if (!out_dir && json)
-		gt_render_scan_json(stdout, &s, &findings, fr);
+		gt_render_scan_json(stdout, &s, &findings, fr, for_from);
 	else if (!out_dir)
-		gt_render_scan_text(stdout, &s, &findings, fr, cmd_color_on(color, stdout));
+		gt_render_scan_text(stdout, &s, &findings, fr, for_from, cmd_color_on(color, stdout));
 	if (!status)
 		status = gt_scan_status(&findings);
 	host_scan_for_free(fr);

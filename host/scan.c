@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "common/nvidia_driver.h"
 #include "host/scan.h"
+#include "host/embedded_version.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -55,8 +56,17 @@ static bool seen_copy(const struct host_scan *s, const char *path)
 	return false;
 }
 
-/* "a -> b -> c" for a symlink; *broken when it ends nowhere or loops. */
-static char *link_chain(const char *path, bool *broken)
+/* One more step of a copy's chain: the path, then each link target as the
+ * link holds it (the JSON's "chain" array; the text joins them with " -> "). */
+static void add_link(struct host_copy *c, const char *step)
+{
+	c->links = gt_xrealloc(c->links, (c->nlinks + 1) * sizeof(*c->links));
+	c->links[c->nlinks++] = gt_xstrdup(step);
+}
+
+/* "a -> b -> c" for a symlink, each step also in c->links; *broken when it
+ * ends nowhere or loops. */
+static char *link_chain(struct host_copy *c, const char *path, bool *broken)
 {
 	char cur[PATH_MAX + 64], target[PATH_MAX], *chain = NULL, *tmp;
 	struct stat st;
@@ -71,6 +81,7 @@ static char *link_chain(const char *path, bool *broken)
 	snprintf(cur, sizeof(cur), "%s", path);
 	if (asprintf(&chain, "%s", path) < 0)
 		abort();
+	add_link(c, path);
 	for (hops = 0; hops < MAX_LINK_HOPS; hops++) {
 		if (lstat(cur, &st) != 0) {
 			*broken = true;
@@ -110,11 +121,25 @@ static char *link_chain(const char *path, bool *broken)
 		}
 		if (asprintf(&tmp, "%s -> %s", chain, target) < 0)
 			abort();
+		add_link(c, target);
 		free(chain);
 		chain = tmp;
 	}
 	*broken = true;  /* a loop, or a chain too long for the loader too */
 	return chain;
+}
+
+/* A name that stops at the major (libcudnn_graph.so.9): the version the
+ * file itself carries, when it carries one. */
+static void embedded_version(struct host_copy *c)
+{
+	char v[sizeof(c->version)];
+
+	if (!c->real_path || !c->elf.ok || strchr(c->version, '.') ||
+	    !host_embedded_version(c->real_path, c->fi.component, v, sizeof(v)))
+		return;
+	snprintf(c->version, sizeof(c->version), "%s", v);
+	c->version_source = "embedded";
 }
 
 static void add_copy(struct host_scan *s, const char *path, const char *where)
@@ -131,7 +156,7 @@ static void add_copy(struct host_scan *s, const char *path, const char *where)
 	memset(c, 0, sizeof(*c));
 	c->path = strdup(path);
 	c->where = where;
-	c->chain = link_chain(path, &broken);
+	c->chain = link_chain(c, path, &broken);
 	if (!broken && realpath(path, real))
 		c->real_path = strdup(real);
 	if (!c->real_path || !gt_classify(c->real_path, &c->fi))
@@ -141,6 +166,7 @@ static void add_copy(struct host_scan *s, const char *path, const char *where)
 	host_package_want(path);  /* its package: after the walk, with all the others' */
 	if (c->real_path)
 		host_elf_read(c->real_path, &c->elf);
+	embedded_version(c);
 	c->stub = strcmp(c->fi.component, "cuda") == 0 &&
 		  (strstr(path, "/stubs/") || (c->real_path && strstr(c->real_path, "/stubs/")));
 }
@@ -275,7 +301,7 @@ static void walk_ld_so_conf(struct walker *w, const char *conf, int level)
 				globfree(&g);
 			}
 		} else if (p[0] == '/') {
-			walk_loader_dir(w, p, "ld.so.conf");
+			walk_loader_dir(w, p, HOST_WHERE_LD_SO_CONF);
 		}
 	}
 	fclose(f);
@@ -388,7 +414,7 @@ static void scan_cache(struct host_scan *s, struct walker *w)
 	if (!s->have_cache)
 		return;
 	for (i = 0; i < s->cache.n; i++)
-		add_copy(s, s->cache.entries[i].path, "ld.so.cache");
+		add_copy(s, s->cache.entries[i].path, HOST_WHERE_LD_SO_CACHE);
 	(void)w;
 }
 
@@ -406,7 +432,7 @@ static void scan_usual_places(struct host_scan *s, struct walker *w)
 		e = strchrnul(p, ':');
 		snprintf(dir, sizeof(dir), "%.*s", (int)(e - p), p);
 		if (dir[0])
-			walk_loader_dir(w, dir, "LD_LIBRARY_PATH");
+			walk_loader_dir(w, dir, HOST_WHERE_LD_LIBRARY_PATH);
 	}
 	walk_ld_so_conf(w, "/etc/ld.so.conf", 0);
 	for (k = 0; defaults[k]; k++)
@@ -493,14 +519,28 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	read_kernel_driver(s);
 }
 
+const char *host_where_label(const char *where)
+{
+	if (strcmp(where, HOST_WHERE_LD_SO_CACHE) == 0)
+		return "ld.so.cache";
+	if (strcmp(where, HOST_WHERE_LD_LIBRARY_PATH) == 0)
+		return "LD_LIBRARY_PATH";
+	if (strcmp(where, HOST_WHERE_LD_SO_CONF) == 0)
+		return "ld.so.conf";
+	return where;
+}
+
 void host_scan_free(struct host_scan *s)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < s->ncopies; i++) {
 		free(s->copies[i].path);
 		free(s->copies[i].real_path);
 		free(s->copies[i].chain);
+		for (k = 0; k < s->copies[i].nlinks; k++)
+			free(s->copies[i].links[k]);
+		free(s->copies[i].links);
 		host_elf_free(&s->copies[i].elf);
 	}
 	for (i = 0; i < s->nproblems; i++)

@@ -12,12 +12,20 @@
 #include "host/ldcache.h"
 #include "host/package.h"
 
+/* The places of the loader's own configuration, spelled as the rules of the
+ * JSON contract (found_by); host_where_label gives the text's words. */
+#define HOST_WHERE_LD_SO_CACHE "ld_so_cache"
+#define HOST_WHERE_LD_LIBRARY_PATH "ld_library_path"
+#define HOST_WHERE_LD_SO_CONF "ld_so_conf"
+
 /* One CUDA-family file found. */
 struct host_copy {
 	char *path;               /* as found (may be a symlink) */
 	char *real_path;          /* NULL when the link is broken or loops */
 	char *chain;              /* "a -> b -> c" when path is a symlink */
-	const char *where;        /* which place found it: "ld.so.cache", "LD_LIBRARY_PATH", "default", "ld.so.conf", "cuda", "conda", "site-packages", "root", "opt" */
+	char **links;             /* the same steps: path, then each link's target */
+	size_t nlinks;
+	const char *where;        /* which place found it: HOST_WHERE_*, "default", "cuda", "conda", "site-packages", "root", "opt" */
 	struct gt_family_info fi; /* from the real file's name (else the path's) */
 	char version[64];         /* best: file name, then package */
 	const char *version_source;
@@ -40,6 +48,10 @@ struct host_scan {
 	char kmod[64];            /* the NVIDIA kernel module's version, "" if none is visible */
 	char gpus[512];           /* the GPUs' models, ", " between */
 };
+
+/* "ld.so.cache", "LD_LIBRARY_PATH", "ld.so.conf" for the loader's places;
+ * the other places as they are. */
+const char *host_where_label(const char *where);
 
 /* Scans the usual places (roots == NULL) or the given roots. */
 void host_scan_run(struct host_scan *s, char *const *roots, int nroots);

@@ -73,17 +73,60 @@ static json_t *for_json(const struct host_scan_for *fr)
 	return o;
 }
 
-static void print_copy(FILE *f, const struct host_copy *c)
+/* The name a link shows: its file name in the real file's folder, else its path. */
+static const char *link_label(const struct host_copy *link, const struct host_copy *file)
 {
+	const char *a = strrchr(link->path, '/'), *b = file->real_path ? strrchr(file->real_path, '/') : NULL;
+
+	if (a && b && a - link->path == b - file->real_path && strncmp(link->path, file->real_path, (size_t)(a - link->path)) == 0)
+		return a + 1;
+	return link->path;
+}
+
+static bool same_real(const struct host_copy *a, const struct host_copy *b)
+{
+	return a->real_path && b->real_path && strcmp(a->real_path, b->real_path) == 0;
+}
+
+/* One line per real file: its path, version and place, then the names
+ * (links) that lead to it; sorted[i..n) holds every copy, file by file. */
+static void print_file(FILE *f, const struct host_copy *const *copies, size_t n)
+{
+	const struct host_copy *c = copies[0];
+	size_t i;
+
+	for (i = 0; i < n; i++)  /* the file itself speaks for the group when it was found */
+		if (copies[i]->real_path && strcmp(copies[i]->path, copies[i]->real_path) == 0)
+			c = copies[i];
 	fprintf(f, "  %-30s %-12s %s", gt_printable(c->fi.component), gt_printable(c->version[0] ? c->version : "?"),
-		gt_printable(c->chain));
-	fprintf(f, " [%s%s]", c->where, c->in_cache && strcmp(c->where, "ld.so.cache") ? ", ld.so.cache" : "");
+		gt_printable(c->real_path ? c->real_path : c->chain));
+	fprintf(f, " [%s%s]", host_where_label(c->where),
+		c->in_cache && strcmp(c->where, HOST_WHERE_LD_SO_CACHE) ? ", ld.so.cache" : "");
+	for (i = 0; i < n; i++)
+		if (copies[i] != c)
+			fprintf(f, "%s%s", i == 0 || (i == 1 && copies[0] == c) ? " <- " : ", ",
+				gt_printable(link_label(copies[i], c)));
 	if (c->has_package)
 		fprintf(f, " %s:%s %s", c->package.manager, gt_printable(c->package.name),
 			gt_printable(c->package.version));
+	if (strcmp(c->version_source, "embedded") == 0)
+		fprintf(f, " (version read from the file)");
 	if (c->stub)
 		fprintf(f, " (stub)");
 	fputc('\n', f);
+}
+
+/* How many real files the copies are (a broken link counts as its own). */
+static size_t count_files(const struct host_scan *s)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < s->ncopies; i++) {
+		for (k = 0; k < i && !same_real(&s->copies[k], &s->copies[i]); k++)
+			;
+		n += k == i;
+	}
+	return n;
 }
 
 static int by_component(const void *a, const void *b)
@@ -93,6 +136,8 @@ static int by_component(const void *a, const void *b)
 
 	if (!c)
 		c = strcmp(x->fi.component, y->fi.component);
+	if (!c)  /* a file's names together */
+		c = strcmp(x->real_path ? x->real_path : x->path, y->real_path ? y->real_path : y->path);
 	return c ? c : strcmp(x->path, y->path);
 }
 
@@ -107,8 +152,21 @@ static const char *severity_color(enum gt_severity sev, bool color)
 	return sev == GT_SEV_ERROR ? RED : sev == GT_SEV_WARNING ? YELLOW : "";
 }
 
+/* --for's verdict: the worst severity of the findings about the predicted
+ * set (fs->v[for_from..]), "ok" when none is a warning or an error. */
+static const char *for_verdict(const struct gt_findings *fs, size_t for_from)
+{
+	enum gt_severity worst = GT_SEV_INFO;
+	size_t i;
+
+	for (i = for_from; i < fs->n; i++)
+		if (fs->v[i].severity > worst)
+			worst = fs->v[i].severity;
+	return worst == GT_SEV_INFO ? "ok" : gt_severity_name(worst);
+}
+
 void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, bool color)
+			 const struct host_scan_for *fr, size_t for_from, bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
@@ -117,8 +175,16 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 
 	if (!sorted)
 		abort();
-	fprintf(f, "gputrace scan: %zu CUDA library files in %zu folders%s\n", s->ncopies, s->nfolders,
-		s->have_cache ? "" : " (no readable ld.so.cache)");
+	size_t nerr = 0, nwarn = 0, start;
+
+	for (i = 0; i < fs->n; i++) {
+		nerr += fs->v[i].severity == GT_SEV_ERROR;
+		nwarn += fs->v[i].severity == GT_SEV_WARNING;
+	}
+	fprintf(f, "gputrace scan: %zu CUDA library files (%zu names) in %zu folders%s; %zu finding%s "
+		"(%zu error%s, %zu warning%s)\n", count_files(s), s->ncopies, s->nfolders,
+		s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
+		nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
 	if (s->kmod[0])
 		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
 			gt_printable(s->gpus));
@@ -128,11 +194,17 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 		sorted[i] = &s->copies[i];
 	if (!fr)
 		qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
-	for (i = 0; i < s->ncopies && !fr; i++)
-		print_copy(f, sorted[i]);
+	for (i = start = 0; i < s->ncopies && !fr; i++)
+		if (i + 1 == s->ncopies || !same_real(sorted[i], sorted[i + 1])) {
+			print_file(f, sorted + start, i + 1 - start);
+			start = i + 1;
+		}
 	free(sorted);
-	if (fr)
+	if (fr) {
 		print_for(f, fr);
+		fprintf(f, "verdict for %s: %s (%zu finding%s about what it would load)\n", gt_printable(fr->consumer),
+			for_verdict(fs, for_from), fs->n - for_from, fs->n - for_from == 1 ? "" : "s");
+	}
 	for (i = 0; i < fs->n; i++) {
 		const struct gt_finding *x = &fs->v[i];
 
@@ -151,7 +223,7 @@ static json_t *copy_json(const struct host_copy *c)
 	gt_evidence_str(o, "path", c->path);
 	json_object_set_new(o, "real_path", json_null());
 	gt_evidence_str(o, "real_path", c->real_path);
-	gt_evidence_str(o, "chain", c->chain);
+	json_object_set_new(o, "chain", gt_scan_chain_json(c));
 	json_object_set_new(o, "where", json_string(c->where));
 	json_object_set_new(o, "family", json_string(c->fi.family));
 	json_object_set_new(o, "component", json_string(c->fi.component));
@@ -193,7 +265,7 @@ static json_t *scan_env_json(void)
 }
 
 void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr)
+			 const struct host_scan_for *fr, size_t for_from)
 {
 	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
 	char host[256];
@@ -208,6 +280,8 @@ void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_fin
 	json_object_set_new(root, "env", scan_env_json());
 	json_object_set_new(root, "kernel_module", s->kmod[0] ? json_string(s->kmod) : json_null());
 	json_object_set_new(root, "gpus", json_string(s->gpus));
+	json_object_set_new(root, "files", json_integer((json_int_t)count_files(s)));
+	json_object_set_new(root, "folders", json_integer((json_int_t)s->nfolders));
 	for (i = 0; i < s->ncopies; i++)
 		json_array_append_new(copies, copy_json(&s->copies[i]));
 	for (i = 0; i < s->nproblems; i++)
@@ -215,8 +289,12 @@ void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_fin
 	json_object_set_new(root, "copies", copies);
 	json_object_set_new(root, "findings", gt_findings_json(fs));
 	json_object_set_new(root, "notes", probs);
-	if (fr)
-		json_object_set_new(root, "for", for_json(fr));
+	if (fr) {
+		json_t *fo = for_json(fr);
+
+		json_object_set_new(fo, "verdict", json_string(for_verdict(fs, for_from)));
+		json_object_set_new(root, "for", fo);
+	}
 	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(root);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
+#include "host/embedded_version.h"
 #include "report/driver_stack.h"
 #include "report/scan_report.h"
 #include "report/symbol_check.h"
@@ -17,8 +19,8 @@
 /* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
 static bool default_search(const struct host_copy *c)
 {
-	return strcmp(c->where, "ld.so.cache") == 0 || strcmp(c->where, "LD_LIBRARY_PATH") == 0 ||
-	       strcmp(c->where, "ld.so.conf") == 0 || strcmp(c->where, "default") == 0 || c->in_cache;
+	return strcmp(c->where, HOST_WHERE_LD_SO_CACHE) == 0 || strcmp(c->where, HOST_WHERE_LD_LIBRARY_PATH) == 0 ||
+	       strcmp(c->where, HOST_WHERE_LD_SO_CONF) == 0 || strcmp(c->where, "default") == 0 || c->in_cache;
 }
 
 /* The name the loader knows a copy by: its SONAME, else its file name. */
@@ -31,7 +33,8 @@ static const char *load_name(const struct host_copy *c)
 
 static json_t *copy_evidence(struct gt_finding *f, const struct host_copy *c, const char *fmt_what)
 {
-	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s%s%s%s", fmt_what, c->path, c->version, c->where,
+	json_t *e = gt_evidence_add(f, "%s %s %s [%s]%s%s%s%s%s%s", fmt_what, c->path, c->version,
+				    host_where_label(c->where),
 				    c->has_package ? " " : "", c->has_package ? c->package.manager : "",
 				    c->has_package ? ":" : "", c->has_package ? c->package.name : "",
 				    c->has_package ? " " : "", c->has_package ? c->package.version : "");
@@ -47,13 +50,37 @@ static json_t *copy_evidence(struct gt_finding *f, const struct host_copy *c, co
 	return e;
 }
 
+/* The path and each link target, as an array (the JSON's "chain"). */
+json_t *gt_scan_chain_json(const struct host_copy *c)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < c->nlinks; i++)
+		json_array_append_new(arr, gt_json_text(c->links[i]));
+	return arr;
+}
+
 static bool same_file(const struct host_copy *a, const struct host_copy *b)
 {
 	return a->real_path && b->real_path && strcmp(a->real_path, b->real_path) == 0;
 }
 
+/* The names of the per-name findings a rule added, in the order added,
+ * for merge_by_folders. */
+struct per_name {
+	const char *v[4096];
+	size_t n;
+};
+
+static void note_name(struct per_name *names, const char *name)
+{
+	if (names->n < sizeof(names->v) / sizeof(names->v[0]))
+		names->v[names->n++] = name;
+}
+
 /* Two files under one SONAME: which one a program gets depends on its search. */
-static void duplicates(const struct host_scan *s, struct gt_findings *out)
+static void duplicates(const struct host_scan *s, struct gt_findings *out, struct per_name *names)
 {
 	struct gt_finding *f;
 	size_t i, k, j;
@@ -86,6 +113,7 @@ static void duplicates(const struct host_scan *s, struct gt_findings *out)
 						   "Know which copy each program gets: gputrace scan --for PROGRAM "
 						   "shows it; remove copies that nothing should load.",
 						   "%s: several copies on this host", load_name(a));
+				note_name(names, load_name(a));
 				copy_evidence(f, a, "copy");
 				first = false;
 			}
@@ -99,7 +127,7 @@ static void duplicates(const struct host_scan *s, struct gt_findings *out)
 
 /* A copy in an LD_LIBRARY_PATH folder hides the ld.so.cache one from every
  * program whose own RUNPATH does not name it first. */
-static void shadowed(const struct host_scan *s, struct gt_findings *out)
+static void shadowed(const struct host_scan *s, struct gt_findings *out, struct per_name *names)
 {
 	const struct host_ldcache_entry *ce;
 	struct gt_finding *f;
@@ -110,7 +138,7 @@ static void shadowed(const struct host_scan *s, struct gt_findings *out)
 		const struct host_copy *c = &s->copies[i];
 
 		/* the loader skips what it cannot load: only a loadable copy hides another */
-		if (strcmp(c->where, "LD_LIBRARY_PATH") != 0 || !c->real_path || !c->elf.ok ||
+		if (strcmp(c->where, HOST_WHERE_LD_LIBRARY_PATH) != 0 || !c->real_path || !c->elf.ok ||
 		    c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64)
 			continue;
 		ce = host_ldcache_lookup(&s->cache, load_name(c));
@@ -125,6 +153,7 @@ static void shadowed(const struct host_scan *s, struct gt_findings *out)
 			 "program should get that copy instead of %s.", c->path, ce->path);
 		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL, fix,
 				   "LD_LIBRARY_PATH's %s hides %s from ld.so.cache", c->path, ce->path);
+		note_name(names, load_name(c));
 		copy_evidence(f, c, "found first:");
 		gt_evidence_str(gt_evidence_add(f, "ld.so.cache names %s for %s", ce->path, load_name(c)),
 				"shadowed", ce->path);
@@ -145,7 +174,7 @@ static void stubs(const struct host_scan *s, struct gt_findings *out)
 				   "Remove the stubs folder from LD_LIBRARY_PATH and /etc/ld.so.conf.d/, run "
 				   "ldconfig; the stub is for linking only, programs need the driver's libcuda.so.1.",
 				   "the CUDA driver stub %s is where programs look for libcuda.so.1 [%s]",
-				   c->path, c->where);
+				   c->path, host_where_label(c->where));
 		copy_evidence(f, c, "stub:");
 	}
 }
@@ -216,7 +245,7 @@ static void refused(const struct host_scan *s, struct gt_findings *out)
 			f = gt_finding_add(out, "broken-symlink", GT_SEV_WARNING, NULL,
 					   "Remove the link or point it at the file it was meant for.",
 					   "%s is a broken link: %s", c->path, c->chain);
-			gt_evidence_str(copy_evidence(f, c, "link:"), "chain", c->chain);
+			json_object_set_new(copy_evidence(f, c, "link:"), "chain", gt_scan_chain_json(c));
 		} else if (!c->elf.ok) {
 			/* Named like a library, not one: in the loader's folders it
 			 * ends a search (the loader gives up on an invalid ELF file). */
@@ -285,20 +314,133 @@ static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 				   "Use the host's driver libraries at the kernel module's release; keep this "
 				   "copy off LD_LIBRARY_PATH and out of ld.so.conf.",
 				   "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,
-				   s->kmod, why, c->where);
+				   s->kmod, why, host_where_label(c->where));
 		copy_evidence(f, c, "driver copy:");
 		gt_evidence_str(gt_evidence_add(f, "the kernel module is %s%s%s", s->kmod, s->gpus[0] ? ", GPUs: " : "",
 						s->gpus), "kernel_module", s->kmod);
 	}
 }
 
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The folders a finding's evidence names (its "path" and "shadowed" keys),
+ * sorted, each once, joined by ", ": the cause the finding points at. */
+static char *folders_of(const struct gt_finding *f)
+{
+	const char *keys[] = { "path", "shadowed" };
+	char *dirs[256], *joined = NULL;
+	size_t i, k, n = 0, len = 1;
+	json_t *e;
+
+	json_array_foreach(f->evidence, i, e)
+		for (k = 0; k < 2 && n < 256; k++) {
+			const char *v = json_string_value(json_object_get(e, keys[k]));
+			char d[PATH_MAX];
+
+			if (!v)
+				continue;
+			folder_of(v, d, sizeof(d));
+			dirs[n++] = gt_xstrdup(d);
+		}
+	qsort(dirs, n, sizeof(dirs[0]), by_string);
+	joined = gt_xcalloc(1, 1);
+	for (i = 0; i < n; i++) {
+		if (i && strcmp(dirs[i], dirs[i - 1]) == 0)
+			continue;
+		len += strlen(dirs[i]) + 2;
+		joined = gt_xrealloc(joined, len);
+		if (*joined)
+			strcat(joined, ", ");
+		strcat(joined, dirs[i]);
+	}
+	for (i = 0; i < n; i++)
+		free(dirs[i]);
+	return joined;
+}
+
+/* One finding per cause: the per-name findings of one rule, added from
+ * out->v[start] on, that point at the same folders (one stale folder hides
+ * or doubles ten cuDNN parts) become one, whose first evidence lists the
+ * names. */
+static void merge_by_folders(struct gt_findings *out, size_t start, const struct per_name *names,
+			     const char *what)
+{
+	size_t n = out->n - start, i, j, kept = start;
+	char **sig = gt_xcalloc(n ? n : 1, sizeof(*sig));
+	bool *gone = gt_xcalloc(n ? n : 1, sizeof(*gone));
+
+	if (names->n != n) {  /* more names than note_name keeps: leave them as they are */
+		free(sig);
+		free(gone);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		sig[i] = folders_of(&out->v[start + i]);
+	for (i = 0; i < n; i++) {
+		struct gt_finding *f = &out->v[start + i];
+		json_t *list, *ev;
+		size_t count = 1;
+
+		if (gone[i])
+			continue;
+		list = json_array();
+		json_array_append_new(list, json_string(names->v[i]));
+		for (j = i + 1; j < n; j++) {
+			struct gt_finding *g = &out->v[start + j];
+
+			if (gone[j] || strcmp(sig[i], sig[j]) != 0)
+				continue;
+			gone[j] = true;
+			count++;
+			json_array_append_new(list, json_string(names->v[j]));
+			json_array_extend(f->evidence, g->evidence);
+			if (g->severity > f->severity)
+				f->severity = g->severity;
+			free(g->summary);
+			free(g->fix);
+			json_decref(g->evidence);
+		}
+		if (count > 1) {
+			free(f->summary);
+			if (asprintf(&f->summary, "%zu libraries, %s and %zu more: %s %s", count, names->v[i],
+				     count - 1, what, sig[i]) < 0)
+				abort();
+			ev = gt_evidence_add(f, "names: %zu, all with their files in %s", count, sig[i]);
+			json_object_set_new(ev, "names", list);
+			/* the list first: the copies' items follow */
+			json_array_insert(f->evidence, 0, ev);
+			json_array_remove(f->evidence, json_array_size(f->evidence) - 1);
+		} else {
+			json_decref(list);
+		}
+		out->v[kept++] = *f;
+	}
+	out->n = kept;
+	for (i = 0; i < n; i++)
+		free(sig[i]);
+	free(sig);
+	free(gone);
+}
+
 void gt_scan_judge(const struct host_scan *s, struct gt_findings *out)
 {
+	static struct per_name names;
+	size_t start;
+
 	stubs(s, out);
 	driver_copies(s, out);
 	mixed(s, out);
-	shadowed(s, out);
-	duplicates(s, out);
+	start = out->n;
+	names.n = 0;
+	shadowed(s, out, &names);
+	merge_by_folders(out, start, &names, "LD_LIBRARY_PATH hides ld.so.cache's copies, in");
+	start = out->n;
+	names.n = 0;
+	duplicates(s, out, &names);
+	merge_by_folders(out, start, &names, "several copies on this host, in");
 	refused(s, out);
 }
 
@@ -316,8 +458,9 @@ static void predicted_scope(const struct host_scan_for *fr, struct gt_sym_scope 
 	}
 }
 
-static void symbol_gap_finding(const struct gt_symbol_gap *g, struct gt_findings *out)
+static struct gt_finding *symbol_gap_finding(const struct gt_symbol_gap *g, size_t more, struct gt_findings *out)
 {
+	char others[64] = "";
 	char fix[8192], ver[256] = "";
 	struct gt_finding *f;
 	json_t *e;
@@ -330,9 +473,11 @@ static void symbol_gap_finding(const struct gt_symbol_gap *g, struct gt_findings
 	else
 		snprintf(fix, sizeof(fix), "Install the %s that %s was built against (one that defines %s).",
 			 strrchr(g->provider, '/') + 1, strrchr(g->consumer, '/') + 1, g->symbol);
+	if (more)
+		snprintf(others, sizeof(others), " and %zu more", more);
 	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, NULL, fix,
-			   "%s would fail to load: undefined symbol: %s%s: %s lacks it",
-			   strrchr(g->consumer, '/') + 1, g->symbol, ver, g->provider);
+			   "%s would fail to load: undefined symbol: %s%s%s: %s lacks %s",
+			   strrchr(g->consumer, '/') + 1, g->symbol, ver, others, g->provider, more ? "them" : "it");
 	e = gt_evidence_add(f, "%s needs %s%s", g->consumer, g->symbol, ver);
 	gt_evidence_str(e, "symbol", g->symbol);
 	gt_evidence_str(e, "symbol_version", g->version);
@@ -342,6 +487,24 @@ static void symbol_gap_finding(const struct gt_symbol_gap *g, struct gt_findings
 	gt_evidence_str(e, "role", "provider");
 	if (g->good_copy)
 		gt_evidence_str(gt_evidence_add(f, "a copy that has it: %s", g->good_copy), "good_copy", g->good_copy);
+	return f;
+}
+
+/* A symbol more of one consumer and provider, on the finding of the first. */
+static void more_symbol(struct gt_finding *f, const struct gt_symbol_gap *g)
+{
+	json_t *e = gt_evidence_add(f, "%s needs %s%s%s too", g->consumer, g->symbol, g->version ? ", version " : "",
+				    g->version ? g->version : "");
+
+	gt_evidence_str(e, "symbol", g->symbol);
+	gt_evidence_str(e, "symbol_version", g->version);
+	gt_evidence_str(e, "consumer", g->consumer);
+}
+
+
+static bool same_pair(const struct gt_symbol_gap *a, const struct gt_symbol_gap *b)
+{
+	return strcmp(a->consumer, b->consumer) == 0 && strcmp(a->provider, b->provider) == 0;
 }
 
 /* The report's missing-symbol check, on paper: what each predicted object
@@ -355,10 +518,98 @@ static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *
 	predicted_scope(fr, &scope);
 	for (i = 0; i < scope.n; i++)
 		gt_symbol_gaps(&scope, i, &fr->env, &gaps, &ngaps);
-	for (i = 0; i < ngaps; i++)
-		symbol_gap_finding(&gaps[i], out);
+	/* One finding per consumer and provider: a stale provider lacks
+	 * hundreds of symbols, and that is one cause. */
+	for (i = 0; i < ngaps; i++) {
+		size_t k, more = 0, shown = 0;
+		struct gt_finding *f;
+
+		if (!gaps[i].symbol)
+			continue;
+		for (k = i + 1; k < ngaps; k++)
+			more += gaps[k].symbol && same_pair(&gaps[i], &gaps[k]);
+		f = symbol_gap_finding(&gaps[i], more, out);
+		for (k = i + 1; k < ngaps; k++) {
+			if (!gaps[k].symbol || !same_pair(&gaps[i], &gaps[k]))
+				continue;
+			if (shown++ < 16)  /* the first ones: enough to recognise the release */
+				more_symbol(f, &gaps[k]);
+			free(gaps[k].symbol);
+			gaps[k].symbol = NULL;
+		}
+	}
 	gt_symbol_gaps_free(gaps, ngaps);
 	gt_sym_scope_free(&scope);
+}
+
+static void e_part(struct gt_finding *f, const char *path, const struct gt_family_info *fi)
+{
+	json_t *e = gt_evidence_add(f, "the loader would take %s: %s %s", path, fi->component, fi->version);
+
+	gt_evidence_str(e, "path", path);
+	gt_evidence_str(e, "component", fi->component);
+	gt_evidence_str(e, "version", fi->version);
+}
+
+/* A predicted winner's family and fullest version: from its real file's
+ * name, else from what the file carries. */
+static bool winner_version(const char *path, struct gt_family_info *fi)
+{
+	char real[PATH_MAX], v[sizeof(fi->version)];
+
+	if (!realpath(path, real) || !gt_classify(real, fi))
+		return false;
+	if (!strchr(fi->version, '.') && host_embedded_version(real, fi->component, v, sizeof(v)))
+		snprintf(fi->version, sizeof(fi->version), "%s", v);
+	return true;
+}
+
+/* The report's version rules on the predicted set: parts of one cuDNN or
+ * cuBLAS from different releases (mixed-versions), two majors of the CUDA
+ * runtime (cuda-major-mismatch). One finding per family. */
+static void predicted_versions(const struct host_scan_for *fr, struct gt_findings *out)
+{
+	struct gt_family_info a, b;
+	char ka[32], kb[32], fam_done[8][16];
+	size_t i, k, ndone = 0, d;
+
+	for (i = 0; i < fr->n; i++) {
+		const struct host_resolution *ri = &fr->items[i].res;
+
+		if (ri->winner < 0 || !winner_version(ri->cand[ri->winner].path, &a))
+			continue;
+		for (d = 0; d < ndone && strcmp(fam_done[d], a.family); d++)
+			;
+		if (d < ndone)
+			continue;
+		gt_version_key(a.version, ka, sizeof(ka));
+		for (k = i + 1; k < fr->n; k++) {
+			const struct host_resolution *rk = &fr->items[k].res;
+			bool mixed_release, majors;
+			struct gt_finding *f;
+
+			if (rk->winner < 0 || !winner_version(rk->cand[rk->winner].path, &b) ||
+			    strcmp(a.family, b.family) || !*ka)
+				continue;
+			gt_version_key(b.version, kb, sizeof(kb));
+			majors = strcmp(a.family, "cudart") == 0 && gt_version_major(ka) >= 0 &&
+				 gt_version_major(kb) >= 0 && gt_version_major(ka) != gt_version_major(kb);
+			mixed_release = (strcmp(a.family, "cudnn") == 0 || strcmp(a.family, "cublas") == 0) &&
+					strchr(ka, '.') && strchr(kb, '.') && !gt_same_release(ka, kb);
+			if (!majors && !mixed_release)
+				continue;
+			f = gt_finding_add(out, majors ? "cuda-major-mismatch" : "mixed-versions", GT_SEV_ERROR, NULL,
+					   "Make the loader take one release for every part: remove the stale "
+					   "copy's folder from LD_LIBRARY_PATH, or reinstall the library.",
+					   "for %s, the loader would take %s %s and %s %s", fr->consumer, a.component,
+					   ka, b.component, kb);
+			e_part(f, ri->cand[ri->winner].path, &a);
+			e_part(f, rk->cand[rk->winner].path, &b);
+			if (ndone < 8)
+				snprintf(fam_done[ndone++], sizeof(fam_done[0]), "%s", a.family);
+			break;
+		}
+	}
 }
 
 /* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
@@ -367,6 +618,7 @@ static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 {
 	missing_symbols(fr, out);
+	predicted_versions(fr, out);
 	struct gt_finding *f;
 	size_t i, k;
 

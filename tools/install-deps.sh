@@ -3,14 +3,15 @@
 # (python3-torch: Debian's CPU-only PyTorch, the real framework of the
 # cpu-only-build and torch.distributed tests; openmpi-bin: mpirun for the
 # many-process tests; slurm-wlm, slurm-client, munge: the one-node Slurm of
-# make check-slurm).
+# make check-slurm; python3-jsonschema: the e2e tests check every JSON
+# document they read against schema/).
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes, which clang
 # only recommends (and --no-install-recommends leaves out).
 # Extra packages can be named as arguments (.ci/run adds debootstrap and git, for tools/fresh-check.sh).
 # Idempotent; needs root (or sudo) the first time.
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
-libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge $*"
+libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema $*"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

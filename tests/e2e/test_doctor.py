@@ -4,7 +4,9 @@ import json
 import os
 import shutil
 import subprocess
+import platform
 import sys
+import time
 import tempfile
 import unittest
 
@@ -31,6 +33,9 @@ def setUpModule():
     scripts = {
         "no_torch": f'exec {sys.executable} -S "$@"\n',
         "fake_cuda_torch": f'PYTHONPATH={FAKE_TORCH} exec {sys.executable} -S "$@"\n',
+        # the framework checks take 3 s: the steps before them must show first
+        "slow_framework": 'case "$1" in *torch_doctor.py) sleep 3;; esac\n'
+                          f'PYTHONPATH={FAKE_TORCH} exec {sys.executable} -S "$@"\n',
     }
     for name, body in scripts.items():
         os.mkdir(os.path.join(folder, name))
@@ -161,13 +166,17 @@ class FrameworkLayer(unittest.TestCase):
         steps = torch_steps(d)
         self.assertEqual(list(steps), ["torch_import"])
         self.assertEqual(steps["torch_import"]["status"], "skipped")
-        self.assertIn(PYTHONS["no_torch"] + " does not import torch", steps["torch_import"]["detail"])
+        self.assertIn("framework checks skipped: " + PYTHONS["no_torch"] + " cannot import torch",
+                      steps["torch_import"]["detail"])
+        self.assertIn("No module named 'torch'", steps["torch_import"]["detail"])
+        self.assertEqual(d["environment"]["frameworks"], [])
+        self.assertTrue(d["environment"]["python"].startswith(PYTHONS["no_torch"] + " 3."), d["environment"])
 
     def test_python3_on_path_when_not_named(self):
         path = os.path.dirname(PYTHONS["no_torch"]) + os.pathsep + os.environ.get("PATH", "")
         rc, d = self.run_with(None, {"PATH": path})
         self.assertEqual(rc, 0)
-        self.assertIn(PYTHONS["no_torch"] + " does not import torch",
+        self.assertIn(PYTHONS["no_torch"] + " cannot import torch",
                       torch_steps(d)["torch_import"]["detail"])
 
     def test_cpu_only_torch(self):
@@ -198,6 +207,9 @@ class FrameworkLayer(unittest.TestCase):
             self.assertEqual(steps[name]["status"], "ok", steps)
         self.assertEqual(steps["torch_cuda_build"]["detail"], "13.0")
         self.assertEqual(steps["torch_cudnn"]["detail"], "9.19.0")
+        (fw,) = d["environment"]["frameworks"]
+        self.assertEqual((fw["name"], fw["version"], fw["cuda"]), ("torch", "2.11.0+cu130", "13.0"))
+
 
     def test_cuda_build_without_a_device(self):
         env = {"FAKE_TORCH_CUDART": FAKES["GPUTRACE_PROBE_CUDART"],
@@ -216,6 +228,32 @@ class FrameworkLayer(unittest.TestCase):
         self.assertIn("--python /nonexistent/python3: No such file or directory", p.stderr)
         self.assertEqual(p.stdout, "")
 
+
+class TextOutput(unittest.TestCase):
+    """The text as users read and paste it (issue 16): the environment block
+    first, then each step's line as the step finishes."""
+
+    def test_environment_block_and_streamed_steps(self):
+        env = dict(os.environ, **FAKES, LD_LIBRARY_PATH=os.path.join(FIX, "driver"),
+                   FAKE_TORCH_CUDART=FAKES["GPUTRACE_PROBE_CUDART"], FAKE_TORCH_CUDNN=FAKES["GPUTRACE_PROBE_CUDNN"])
+        p = subprocess.Popen([GPUTRACE, "doctor", "--python", PYTHONS["slow_framework"]], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        arrived = []
+        for line in p.stdout:
+            arrived.append((time.monotonic(), line.decode()))
+        end = time.monotonic()
+        self.assertEqual(p.wait(), 0, "".join(l for _, l in arrived))
+        text = [l for _, l in arrived]
+        block = text[1:7]
+        self.assertEqual([l.split()[0] for l in block], ["OS", "kernel", "glibc", "driver", "CUDA", "Python"], text)
+        self.assertIn(platform.release(), block[1])
+        self.assertIn(os.confstr("CS_GNU_LIBC_VERSION").split()[-1], block[2])
+        self.assertTrue(any(l.startswith("  torch ") and "CUDA 13.0" in l for l in text[7:9]), text)
+        (when,) = [t for t, l in arrived if " cudnn_create " in l]
+        # the probe's last step was on the terminal while the framework checks still ran
+        self.assertGreater(end - when, 2.0, text)
+        self.assertLess(text.index(next(l for l in text if "driver_module" in l)),
+                        text.index(next(l for l in text if "driver_load" in l)))
 
 if __name__ == "__main__":
     unittest.main()

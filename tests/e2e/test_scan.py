@@ -15,7 +15,9 @@
    --for FILE is one stderr line and exit status 2."""
 import json
 import os
+import glob
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -157,7 +159,7 @@ class ScanCopies(ScanCase):
         self.assertEqual(c["version_source"], "package")
         self.assertEqual(c["package"], {"manager": "pip", "name": "nvidia-cudnn-cu13", "version": "9.19.0.56"})
         self.assertEqual((c["soname"], c["elf_class"], c["machine"]), ("libcudnn.so.9", 64, EM_X86_64))
-        self.assertEqual(c["chain"], c["path"])
+        self.assertEqual(c["chain"], [c["path"]])
         self.assertEqual(c["real_path"], c["path"])
         self.assertFalse(c["stub"])
         sub = self.copy("site-packages/nvidia/cudnn/lib/libcudnn_graph.so.9")
@@ -172,12 +174,12 @@ class ScanCopies(ScanCase):
     def test_system_copy_version_from_file_name_and_chain(self):
         c = self.copy("system/lib/libcudnn.so.9")
         self.assertEqual(c["real_path"], fix("system/lib/libcudnn.so.9.14.0"))
-        self.assertEqual(c["chain"], fix("system/lib/libcudnn.so.9") + " -> libcudnn.so.9.14.0")
+        self.assertEqual(c["chain"], [fix("system/lib/libcudnn.so.9"), "libcudnn.so.9.14.0"])
         self.assertEqual((c["version"], c["version_source"]), ("9.14.0", "file"))
         self.assertIsNone(c["package"])
         self.assertEqual(c["soname"], "libcudnn.so.9")
         dev = self.copy("system/lib/libcudnn.so")
-        self.assertEqual(dev["chain"].count(" -> "), 2, dev["chain"])
+        self.assertEqual(len(dev["chain"]), 3, dev["chain"])
         self.assertEqual(dev["real_path"], c["real_path"])
         f = self.copy("system/lib/libcudnn_engines_precompiled.so.9.14.0")
         self.assertEqual((f["component"], f["version"], f["soname"]),
@@ -240,7 +242,10 @@ class ScanCopies(ScanCase):
 
     def test_text_lists_every_copy(self):
         head = self.text.splitlines()[0]
-        self.assertIn("%d CUDA library files" % len(self.obj["copies"]), head)
+        files = {c["real_path"] or c["path"] for c in self.obj["copies"]}
+        self.assertEqual(self.obj["files"], len(files))
+        self.assertIn("%d CUDA library files (%d names)" % (len(files), len(self.obj["copies"])), head)
+        self.assertIn("; %d findings" % len(self.obj["findings"]), head)
 
 
 class ScanFindings(ScanCase):
@@ -315,7 +320,7 @@ class ScanFindings(ScanCase):
         c = self.copy_at(o, link)
         self.assertIsNotNone(c)
         self.assertIsNone(c.get("real_path"))
-        self.assertIn("libcudnn.so.9.99.0", c["chain"])
+        self.assertEqual(c["chain"], [link, "libcudnn.so.9.99.0"])
         f = self.findings(o, "broken-symlink")
         self.assertEqual(len(f), 1)
         self.assertIn(link, f[0]["summary"])
@@ -353,7 +358,7 @@ class ScanFindings(ScanCase):
             self.assertEqual((self.copy_at(o, p32)["elf_class"], self.copy_at(o, p32)["machine"]), (32, EM_386))
         for c in o["copies"]:
             if c["path"].startswith(d + "/"):
-                self.assertEqual(c["where"], "LD_LIBRARY_PATH")
+                self.assertEqual(c["where"], "ld_library_path")
 
     def test_wrong_architecture_under_root(self):
         """Under a ROOT the copies still show their class and machine, and the
@@ -379,7 +384,7 @@ class ScanFindings(ScanCase):
         self.assertIn(os.path.join(stubs, "libcuda.so.1"), json.dumps(f))
         c = self.copy_at(o, os.path.join(stubs, "libcuda.so"))
         self.assertTrue(c["stub"])
-        self.assertEqual(c["where"], "LD_LIBRARY_PATH")
+        self.assertEqual(c["where"], "ld_library_path")
 
     def test_stub_under_root_is_no_error(self):
         o = self.scan(fix("cuda-13"), rc=0)
@@ -758,6 +763,140 @@ class BadInput(ScanCase):
         self.assertEqual(o["copies"][0]["soname"], "libcudnn.so.9")
         o = self.scan("lib", cwd=fix("system"))
         self.assertTrue(o["copies"])
+
+
+def build_lib(d, name, rodata):
+    """A shared library named `name` whose .rodata holds the string `rodata`."""
+    src = os.path.join(d, "v.c")
+    with open(src, "w") as f:
+        f.write('const char gt_marker[] = "%s";\nconst char *gt_get(void) { return gt_marker; }\n' % rodata)
+    out = os.path.join(d, name)
+    subprocess.run(["cc", "-shared", "-fPIC", "-Wl,-soname," + name, "-o", out, src], check=True)
+    os.unlink(src)
+    return out
+
+
+class ScanOutputIssue16(ScanCase):
+    """scan's output (issue 16): one line per real file, the version a file
+    carries, one finding per cause with a count in the header, --for's verdict."""
+
+    place = ScanFindings.place
+
+    def test_one_text_line_per_real_file(self):
+        d = self.tmpdir()
+        os.makedirs(os.path.join(d, "lib"))
+        shutil.copy(fix("system/lib/libcudart.so.13.0.96"), os.path.join(d, "lib", "libcudart.so.13.0.96"))
+        os.symlink("libcudart.so.13.0.96", os.path.join(d, "lib", "libcudart.so.13"))
+        os.symlink("libcudart.so.13", os.path.join(d, "lib", "libcudart.so"))
+        r = scan_raw(d)
+        lines = r.stdout.decode().splitlines()
+        self.assertIn("1 CUDA library files (3 names)", lines[0])
+        file_lines = [l for l in lines[1:] if "libcudart" in l]
+        self.assertEqual(len(file_lines), 1, lines)
+        self.assertIn(os.path.join(d, "lib", "libcudart.so.13.0.96") + " [root] <- libcudart.so, libcudart.so.13",
+                      file_lines[0])
+        o = self.scan(d, rc=0)
+        self.assertEqual((o["files"], len(o["copies"])), (1, 3))
+        self.assertEqual(self.copy_at(o, os.path.join(d, "lib", "libcudart.so"))["chain"],
+                         [os.path.join(d, "lib", "libcudart.so"), "libcudart.so.13", "libcudart.so.13.0.96"])
+
+    def test_version_the_file_carries(self):
+        d = self.tmpdir()
+        build_lib(d, "libcudnn_graph.so.9", "cudnn_version_9_3_0_75_")
+        build_lib(d, "libnccl.so.2", "NCCL version 2.21.5+cuda12.4")
+        build_lib(d, "libcudnn_ops.so.9", "no version here")
+        o = self.scan(d, rc=0)
+        got = {c["component"]: (c["version"], c["version_source"]) for c in o["copies"]}
+        self.assertEqual(got, {"cudnn_graph": ("9.3.0.75", "embedded"), "nccl": ("2.21.5", "embedded"),
+                               "cudnn_ops": ("9", "file")})
+        self.assertIn("9.3.0.75", scan_raw(d).stdout.decode())
+
+    def test_real_cudnn_graph_version(self):
+        graph = glob.glob("/usr/local/cuda*/lib*/libcudnn_graph.so.9")
+        if not graph:
+            self.skipTest("no real cuDNN 9 here")
+        with open(graph[0], "rb") as f:
+            data = f.read()
+        m = re.search(rb"cudnn_version_(\d+)_(\d+)_(\d+)_(\d+)_", data)
+        if not m:
+            self.skipTest("this cuDNN carries no version string")
+        o = self.scan(os.path.dirname(graph[0]))
+        c = self.copy_at(o, graph[0])
+        self.assertEqual((c["version"], c["version_source"]), (b".".join(m.groups()).decode(), "embedded"))
+
+    def stale_folder(self, d):
+        """Three cuDNN 9.14 parts in d/old and their 9.19 copies in d/new."""
+        for name in ("libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9"):
+            self.place(os.path.join(d, "old"), "system/lib/%s.14.0" % name, name)
+            self.place(os.path.join(d, "new"), "site-packages/nvidia/cudnn/lib/" + name, name)
+
+    def test_one_duplicate_finding_per_cause(self):
+        d = self.tmpdir()
+        self.stale_folder(d)
+        self.place(os.path.join(d, "x"), "system/lib/libcudart.so.13.0.96", "libcudart.so.13")
+        self.place(os.path.join(d, "y"), "site-packages/nvidia/cuda_runtime/lib/libcudart.so.13", "libcudart.so.13")
+        o = self.scan(d)
+        dup = self.findings(o, "duplicate-library")
+        self.assertEqual(len(dup), 2, [f["summary"] for f in dup])
+        cudnn = [f for f in dup if "libcudnn" in f["summary"]][0]
+        names = [e for e in cudnn["evidence"] if "names" in e][0]["names"]
+        self.assertEqual(sorted(names), ["libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9"])
+        self.assertIn("3 libraries", cudnn["summary"])
+        self.assertEqual(len([e for e in cudnn["evidence"] if "path" in e]), 6)
+        cudart = [f for f in dup if "libcudart" in f["summary"]][0]
+        self.assertNotIn("names", json.dumps(cudart["evidence"]))
+        head = scan_raw(d).stdout.decode().splitlines()[0]
+        self.assertIn("; %d findings" % len(o["findings"]), head)
+
+    def test_one_shadowed_finding_per_folder(self):
+        d = self.tmpdir()
+        self.stale_folder(d)
+        cache = os.path.join(d, "ld.so.cache")
+        if not make_cache([os.path.join(d, "new")], cache):
+            self.skipTest("ldconfig cannot write a cache here")
+        o = self.scan(env={"LD_LIBRARY_PATH": os.path.join(d, "old"), "GPUTRACE_LD_SO_CACHE": cache})
+        sh = self.findings(o, "shadowed-library", mentioning=os.path.join(d, "old"))
+        self.assertEqual(len(sh), 1, [f["summary"] for f in sh])
+        self.assertIn("3 libraries", sh[0]["summary"])
+        self.assertEqual(len([e for e in sh[0]["evidence"] if e.get("shadowed")]), 3)
+        self.assertEqual({c["where"] for c in o["copies"] if c["path"].startswith(os.path.join(d, "old"))},
+                         {"ld_library_path"})
+        self.assertIn("[LD_LIBRARY_PATH]", scan_raw(env={"LD_LIBRARY_PATH": os.path.join(d, "old"),
+                                                         "GPUTRACE_LD_SO_CACHE": cache}).stdout.decode())
+
+    def test_for_verdict_mixed_versions(self):
+        """--for a program whose cuDNN front comes from d/new (9.19) and whose
+        graph library LD_LIBRARY_PATH's d/old (9.14) would give: mixed-versions
+        on the predicted set, verdict error, exit 1; without that
+        LD_LIBRARY_PATH, verdict ok (the graph library's own 9.19.0.56)."""
+        d = self.tmpdir()
+        old, new = os.path.join(d, "old"), os.path.join(d, "new")
+        self.place(old, "system/lib/libcudnn_graph.so.9.14.0", "libcudnn_graph.so.9.14.0", ["libcudnn_graph.so.9"])
+        self.place(new, "site-packages/nvidia/cudnn/lib/libcudnn.so.9", "libcudnn.so.9.19.0", ["libcudnn.so.9"])
+        build_lib(new, "libcudnn_graph.so.9", "cudnn_version_9_19_0_56_")
+        prog = os.path.join(d, "prog")
+        src = os.path.join(d, "p.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        subprocess.run(["cc", "-o", prog, src, "-Wl,--no-as-needed", "-L" + new, "-l:libcudnn.so.9",
+                        "-Wl,-rpath," + new], check=True)
+        cache = os.path.join(d, "ld.so.cache")
+        if not make_cache([new], cache):
+            self.skipTest("ldconfig cannot write a cache here")
+        env = {"GPUTRACE_LD_SO_CACHE": cache}
+        r = scan_raw("--json", "--for", prog, d, env=dict(env, LD_LIBRARY_PATH=old))
+        o = json.loads(r.stdout)
+        self.assertEqual(o["for"]["verdict"], "error", [f["summary"] for f in o["findings"]])
+        self.assertEqual(r.returncode, 1)
+        (f,) = [f for f in o["findings"] if f["id"] == "mixed-versions" and prog in f["summary"]]
+        self.assertIn("9.14.0", f["summary"])
+        self.assertIn("9.19.0", f["summary"])
+        text = scan_raw("--for", prog, d, env=dict(env, LD_LIBRARY_PATH=old)).stdout.decode()
+        self.assertIn("verdict for %s: error" % prog, text)
+        r = scan_raw("--json", "--for", prog, d, env=env)
+        healthy = json.loads(r.stdout)
+        self.assertEqual(healthy["for"]["verdict"], "ok", [f["summary"] for f in healthy["findings"]])
+        self.assertEqual(r.returncode, 0)
 
 
 if __name__ == "__main__":
