@@ -11,6 +11,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "host/elf_info.h"
+#include "report/pictures.h"
 #include "report/scan_report.h"
 #include "report/printable.h"
 
@@ -18,11 +19,12 @@
 
 static void scan_usage(void)
 {
-	fputs("usage: gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
+	fputs("usage: gputrace scan [--json] [--for FILE [--dot]] [--color=WHEN] [ROOT...]\n"
 	      "Lists the CUDA library files of this host (or under each ROOT) and their\n"
 	      "conflicts, without running anything. Options may come before or after ROOTs.\n"
 	      "  --json        one JSON object for scripts\n"
 	      "  --for FILE    the copies the loader would give FILE, name by name\n"
+	      "  --dot         with --for: those choices as a Graphviz DOT graph\n"
 	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
 	      "                always or never\n"
 	      "  -h, --help    this help\n"
@@ -56,9 +58,10 @@ static void print_problems(const struct host_scan *s)
 
 int cmd_scan_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256 };
+	enum { OPT_COLOR = 256, OPT_DOT };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "for", required_argument, NULL, 'f' },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -70,7 +73,7 @@ int cmd_scan_main(int argc, char **argv)
 	const char *consumer = NULL;
 	struct host_elf_info probe;
 	struct host_scan s;
-	bool json = false;
+	bool json = false, dot = false;
 	int c, status;
 
 	optind = 1;
@@ -82,6 +85,8 @@ int cmd_scan_main(int argc, char **argv)
 		}
 		if (c == 'j')
 			json = true;
+		else if (c == OPT_DOT)
+			dot = true;
 		else if (c == 'f')
 			consumer = optarg;
 		else if (c != OPT_COLOR)
@@ -90,6 +95,10 @@ int cmd_scan_main(int argc, char **argv)
 			return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--color=%s: say auto, always or never",
 					       optarg);
 	}
+	if (dot && !consumer)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--dot draws the choices of --for FILE: say --for");
+	if (dot && json)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --json and --dot");
 	if (!roots_exist(argv + optind, argc - optind))
 		return CMD_EXIT_USAGE;
 	if (consumer && !host_elf_read(consumer, &probe)) {
@@ -106,7 +115,9 @@ int cmd_scan_main(int argc, char **argv)
 		gt_scan_for_judge(fr, &findings);
 	}
 	print_problems(&s);
-	if (json)
+	if (dot)
+		gt_render_scan_dot(stdout, fr, &findings);
+	else if (json)
 		gt_render_scan_json(stdout, &s, &findings, fr);
 	else
 		gt_render_scan_text(stdout, &s, &findings, fr, cmd_color_on(color, stdout));

@@ -1,0 +1,60 @@
+/* DOT laid out as SVG by Graphviz's own library (libgvc): no shell, no
+ * `dot` program needed at run time. Linked into the command only. */
+#include <graphviz/gvc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "report/pictures.h"
+
+/* Graphviz's own messages: the last one is the reason a layout failed. */
+static char last_error[512];
+
+static int keep_error(char *msg)
+{
+	size_t n;
+
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+	n = strlen(last_error);
+	while (n && (last_error[n - 1] == '\n' || last_error[n - 1] == ' '))
+		last_error[--n] = 0;
+	return 0;
+}
+
+char *gt_layout_svg(const char *dot, char *err, size_t cap)
+{
+	GVC_t *gvc;
+	Agraph_t *g;
+	char *data = NULL, *svg = NULL;
+	unsigned int len = 0;
+
+	last_error[0] = 0;
+	agseterrf(keep_error);
+	agseterr(AGERR);
+	gvc = gvContext();
+	if (!gvc) {
+		snprintf(err, cap, "Graphviz could not start (libgvc's plugins missing?)");
+		return NULL;
+	}
+	g = agmemread(dot);
+	if (!g)
+		snprintf(err, cap, "Graphviz could not read the graph: %s", last_error[0] ? last_error : "?");
+	else if (gvLayout(gvc, g, "dot") != 0)
+		snprintf(err, cap, "Graphviz's dot layout failed: %s", last_error[0] ? last_error : "no dot plugin?");
+	else if (gvRenderData(gvc, g, "svg", &data, &len) != 0 || !data)
+		snprintf(err, cap, "Graphviz could not write SVG: %s", last_error[0] ? last_error : "no svg plugin?");
+	else {
+		svg = gt_xmalloc((size_t)len + 1);
+		memcpy(svg, data, len);
+		svg[len] = 0;
+	}
+	if (data)
+		gvFreeRenderData(data);
+	if (g) {
+		gvFreeLayout(gvc, g);
+		agclose(g);
+	}
+	gvFreeContext(gvc);
+	return svg;
+}
