@@ -29,8 +29,9 @@ const char *__asan_default_options(void)
 static void usage(void)
 {
 	fputs("usage: gputrace [-o DIR [--append]] [-q] [--color=WHEN] [--] COMMAND [ARG...]\n"
-	      "       gputrace report [--json | --tree] [--color=WHEN] PATH...\n"
-	      "       gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
+	      "       gputrace report [--json | --tree | --dot | --svg | --html FILE] [--all]\n"
+	      "                       [--color=WHEN] PATH...\n"
+	      "       gputrace scan [--json] [--for FILE [--dot]] [--color=WHEN] [ROOT...]\n"
 	      "       gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"
 	      "       gputrace --help | --version\n"
 	      "\n"

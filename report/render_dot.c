@@ -175,7 +175,8 @@ static void find_parents(struct graph *g)
 	}
 }
 
-/* The CUDA libraries and every object on the way to one (all: everything). */
+/* The CUDA libraries, what a finding names, and every object on the way to
+ * one of them (all: everything). */
 static size_t choose_shown(struct graph *g)
 {
 	const struct gt_process *p = g->m->proc;
@@ -187,7 +188,10 @@ static size_t choose_shown(struct graph *g)
 	for (i = 0; i < p->nobjects; i++) {
 		if (!p->objects[i].path)
 			continue;
-		if (!g->all && !p->objects[i].main && !gt_classify(p->objects[i].path, &fi))
+		/* what a finding names is drawn even when it is no CUDA library
+		 * (cpu-only-build names the framework's library) */
+		if (!g->all && !p->objects[i].main && !gt_classify(p->objects[i].path, &fi) &&
+		    severity_naming(g->r, g->m, NULL, p->objects[i].path) < GT_SEV_WARNING)
 			continue;
 		for (k = (long)i, depth = 0; k >= 0 && depth < MAX_DEPTH; k = g->parent[k], depth++)
 			g->shown[k] = true;
@@ -380,7 +384,7 @@ static void draw_passed_over(struct graph *g)
 			gt_put_dot(g->f, copy);
 			fputs("\"];\n", g->f);
 			fprintf(g->f, "    { rank=same; g%zu_o%ld; g%zu_s%zu; }\n", g->gi, won, g->gi, n);
-			fprintf(g->f, "    g%zu_o%ld -> g%zu_s%zu [label=\"shadows\", style=dashed, "
+			fprintf(g->f, "    g%zu_o%ld -> g%zu_s%zu [xlabel=\"shadows\", style=dashed, "
 				"arrowhead=none];\n", g->gi, won, g->gi, n);
 			n++;
 		}

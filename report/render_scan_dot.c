@@ -33,8 +33,11 @@ static size_t node_of(struct nodes *ns, const char *path, bool *added)
 	return ns->n++;
 }
 
-static void draw_file(FILE *f, const struct gt_findings *fs, size_t id, const char *path, bool dashed)
+static void draw_file(FILE *f, const struct gt_findings *fs, size_t id, const char *path, bool dashed,
+		      int also)
 {
+	int sev = gt_severity_naming(fs, NULL, NULL, path);
+
 	fprintf(f, "  n%zu [id=\"n%zu\", label=\"", id, id);
 	gt_put_dot(f, gt_base_name(path));
 	fprintf(f, "%s\", tooltip=\"", dashed ? "\\npassed over" : "");
@@ -42,8 +45,22 @@ static void draw_file(FILE *f, const struct gt_findings *fs, size_t id, const ch
 	fputc('"', f);
 	if (dashed)
 		fputs(", style=\"dashed,rounded\"", f);
-	gt_dot_severity_colors(f, gt_severity_naming(fs, NULL, NULL, path));
+	gt_dot_severity_colors(f, sev > also ? sev : also);
 	fputs("];\n", f);
+}
+
+/* A finding that names a copy the winner shadows is about the winner: scan's
+ * shadowed-library says "WINNER wins over COPY" with COPY as "shadowed". */
+static int shadowing_severity(const struct gt_findings *fs, const struct host_resolution *r)
+{
+	int sev = -1, s;
+	size_t k;
+
+	for (k = 0; k < r->nshadowed; k++) {
+		s = gt_severity_naming(fs, NULL, "shadowed", r->shadowed[k]);
+		sev = s > sev ? s : sev;
+	}
+	return sev;
 }
 
 /* cuDNN's sub-libraries are asked for by their most specific names first
@@ -62,7 +79,7 @@ static void draw_item(FILE *f, const struct gt_findings *fs, struct nodes *ns, s
 	size_t from = node_of(ns, r->requester ? r->requester : "?", &added), to, k;
 
 	if (added)
-		draw_file(f, fs, from, ns->path[from], false);
+		draw_file(f, fs, from, ns->path[from], false, -1);
 	if (r->winner < 0) {
 		if (expected_miss(r->name))
 			return;
@@ -75,15 +92,15 @@ static void draw_item(FILE *f, const struct gt_findings *fs, struct nodes *ns, s
 	}
 	to = node_of(ns, r->cand[r->winner].path, &added);
 	if (added)
-		draw_file(f, fs, to, ns->path[to], false);
+		draw_file(f, fs, to, ns->path[to], false, shadowing_severity(fs, r));
 	fprintf(f, "  n%zu -> n%zu [label=\"%s\"];\n", from, to, gt_rule_name(r->cand[r->winner].rule));
 	for (k = 0; k < r->nshadowed; k++) {
 		size_t sh = node_of(ns, r->shadowed[k], &added);
 
 		if (!added)
 			continue;
-		draw_file(f, fs, sh, ns->path[sh], true);
-		fprintf(f, "  { rank=same; n%zu; n%zu; }\n  n%zu -> n%zu [label=\"shadows\", style=dashed, "
+		draw_file(f, fs, sh, ns->path[sh], true, -1);
+		fprintf(f, "  { rank=same; n%zu; n%zu; }\n  n%zu -> n%zu [xlabel=\"shadows\", style=dashed, "
 			"arrowhead=none];\n", to, sh, to, sh);
 	}
 }
