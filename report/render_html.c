@@ -33,7 +33,7 @@ static const char STYLE[] =
 	"dl.meta dt{color:var(--mute)}dl.meta dd{margin:0;min-width:0}\n"
 	"ol.findings{list-style:none;padding:0;margin:0}\n"
 	".finding{border-left:5px solid var(--line);padding:0.4rem 0.7rem;margin:0.6rem 0;background:#fafafa;"
-	"break-inside:avoid}\n"
+	"break-inside:avoid;overflow-wrap:anywhere}\n"
 	".finding.error{border-color:var(--err);background:var(--errbg)}"
 	".finding.warning{border-color:var(--warn);background:var(--warnbg)}\n"
 	".finding .head{margin:0;font-weight:600}.sev{text-transform:uppercase;font-size:0.75rem;"
@@ -41,7 +41,7 @@ static const char STYLE[] =
 	".error .sev{background:var(--err)}.warning .sev{background:var(--warn)}\n"
 	".finding ul{margin:0.3rem 0;padding-left:1.2rem}.finding p{margin:0.3rem 0}.fix{font-weight:500}\n"
 	".tried{color:var(--mute);font-size:0.9em}\n"
-	".graph{margin:0.5rem 0;overflow-x:auto}.graph svg{max-width:100%;height:auto}\n"
+	".loadgraph{margin:0.5rem 0;overflow-x:auto}.loadgraph svg{max-width:100%;height:auto}\n"
 	".wrap{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:0.9rem}"
 	"th,td{border-bottom:1px solid var(--line);padding:0.25rem 0.4rem;text-align:left;vertical-align:top}"
 	"th{background:#f3f3f3}\n"
@@ -53,8 +53,12 @@ static const char STYLE[] =
 	".group.warning{border-color:var(--warn)}\n"
 	".quiet,.note{color:var(--mute)}footer{margin-top:2rem;color:var(--mute);font-size:0.85rem}\n"
 	"@media (max-width:40rem){body{font-size:14px;padding:0.5rem}td.barcell{min-width:4rem}"
-	"dl.meta{grid-template-columns:1fr}dl.meta dt{margin-top:0.3rem}}\n"
-	"@media print{body{max-width:none;padding:0;font-size:11pt}.graph{overflow:visible}"
+	"dl.meta{grid-template-columns:1fr}dl.meta dt{margin-top:0.3rem}"
+	"table.libs thead{display:none}table.libs tr{display:block;border-bottom:1px solid var(--line);"
+	"padding:0.3rem 0}table.libs td{display:block;border:0;padding:0.05rem 0.4rem}"
+	"table.libs td[data-label]::before{content:attr(data-label) \": \";color:var(--mute)}"
+	"table.libs td:empty{display:none}}\n"
+	"@media print{body{max-width:none;padding:0;font-size:11pt}.loadgraph{overflow:visible}"
 	".wrap{overflow:visible}.group{break-before:auto}h2,h3{break-after:avoid}tr{break-inside:avoid}"
 	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
 
@@ -188,19 +192,19 @@ static void put_lib_row(FILE *f, const struct gt_report *r, const struct gt_proc
 
 	fprintf(f, "<tr class=\"%s\"><td>", sev_class(gt_severity_naming(&r->findings, m, NULL, l->obj->path)));
 	gt_put_html(f, l->fi.component);
-	fputs("</td><td>", f);
+	fputs("</td><td data-label=\"version\">", f);
 	gt_put_html(f, l->version[0] ? l->version : "?");
-	fprintf(f, " <span class=\"note\">(%s)</span></td><td>%s</td><td class=\"path\">", l->version_source,
-		l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
+	fprintf(f, " <span class=\"note\">(%s)</span></td><td data-label=\"found by\">%s</td>"
+		"<td class=\"path\">", l->version_source, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
 	gt_put_html(f, l->obj->path);
-	fputs("</td><td>", f);
+	fputs("</td><td data-label=\"package\">", f);
 	if (l->has_package) {
 		fprintf(f, "%s ", l->package.manager);
 		gt_put_html(f, l->package.name);
 		fputc(' ', f);
 		gt_put_html(f, l->package.version);
 	}
-	fputs("</td><td>", f);
+	fputs("</td><td data-label=\"copy\">", f);
 	if (ncopies > 1)
 		fprintf(f, "%d of %zu", c->number, ncopies);
 	fputs("</td></tr>\n", f);
@@ -233,7 +237,7 @@ static void put_svg(FILE *f, const char *svg)
 {
 	const char *start = strstr(svg, "<svg");
 
-	fputs("<figure class=\"graph\">\n", f);
+	fputs("<figure class=\"loadgraph\">\n", f);
 	fputs(start ? start : "", f);
 	fputs("<figcaption class=\"note\">Who loaded what: an edge goes from the requester to the object, "
 	      "labelled with the loader's rule; red: named by an error, amber: by a warning; dashed: "
