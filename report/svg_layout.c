@@ -1,12 +1,23 @@
 /* DOT laid out as SVG by Graphviz's own library (libgvc): no shell, no
  * `dot` program needed at run time. Linked into the command only. */
-#include <graphviz/gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
 #include "report/pictures.h"
+
+#ifdef GPUTRACE_NO_GVC
+/* Built with `make GVC=0`: no Graphviz on the build host. */
+char *gt_layout_svg(const char *dot, char *err, size_t cap)
+{
+	(void)dot;
+	snprintf(err, cap, "this gputrace was built without Graphviz (make GVC=0): use --dot and "
+		 "`dot -Tsvg`, or a build with libgvc");
+	return NULL;
+}
+#else
+#include <graphviz/gvc.h>
 
 /* In sanitizer builds (`make check`): Graphviz 2.43 does not free all it
  * allocates (gvContext's plugin configuration, dot's virtual edges,
@@ -79,3 +90,4 @@ char *gt_layout_svg(const char *dot, char *err, size_t cap)
 	gvFreeContext(gvc);
 	return svg;
 }
+#endif
