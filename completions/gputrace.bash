@@ -3,8 +3,8 @@
 
 _gputrace_subcommands="report scan doctor"
 _gputrace_trace_opts="-o --output --append -q --quiet --color -h --help -V --version"
-_gputrace_report_opts="--json --tree --color -h --help"
-_gputrace_scan_opts="--json --for --color -h --help"
+_gputrace_report_opts="--json --tree --dot --svg --html --all --color -h --help"
+_gputrace_scan_opts="--json --for --dot --color -h --help"
 _gputrace_doctor_opts="--json --python --color -h --help"
 
 # Options matching $cur; a lone --color gets its '=' (its value is optional).
@@ -31,7 +31,7 @@ _gputrace()
 		_filedir -d
 		return
 		;;
-	--for)
+	--for | --html)
 		_filedir
 		return
 		;;
