@@ -54,6 +54,19 @@ static int keep_error(char *msg)
 	return 0;
 }
 
+/* One Graphviz context for the whole run, never freed: Graphviz 2.43's
+ * pango plugin keeps font names of the first context in a cache of its own,
+ * and a second context after gvFreeContext reads them freed (the HTML report
+ * lays out one graph per kind of process). */
+static GVC_t *context(void)
+{
+	static GVC_t *gvc;
+
+	if (!gvc)
+		gvc = gvContext();
+	return gvc;
+}
+
 char *gt_layout_svg(const char *dot, char *err, size_t cap)
 {
 	GVC_t *gvc;
@@ -64,7 +77,7 @@ char *gt_layout_svg(const char *dot, char *err, size_t cap)
 	last_error[0] = 0;
 	agseterrf(keep_error);
 	agseterr(AGERR);
-	gvc = gvContext();
+	gvc = context();
 	if (!gvc) {
 		snprintf(err, cap, "Graphviz could not start (libgvc's plugins missing?)");
 		return NULL;
@@ -87,7 +100,6 @@ char *gt_layout_svg(const char *dot, char *err, size_t cap)
 		gvFreeLayout(gvc, g);
 		agclose(g);
 	}
-	gvFreeContext(gvc);
 	return svg;
 }
 #endif
