@@ -121,6 +121,8 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        if self.proc.stderr:
+            self.proc.stderr.close()
         shutil.rmtree(self.profile, True)
 
 
