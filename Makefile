@@ -27,7 +27,7 @@ SAN ?=
 # Every object depends on the flags it was built with, so that another SAN or
 # CFLAGS (or a tree built when `make` still meant sanitizers) rebuilds it
 # instead of linking release and sanitized objects together.
-BUILD_FLAGS := $(CC) | $(CFLAGS) | $(CPPFLAGS) | $(SAN) | $(LDFLAGS) | $(WARN)
+BUILD_FLAGS := $(CC) | $(CFLAGS) | $(CPPFLAGS) | $(SAN) | $(LDFLAGS) | $(WARN) | $(GVC)
 BUILD_FLAGS_FILE := $(BUILD)/flags.txt
 ifneq ($(file < $(BUILD_FLAGS_FILE)),$(BUILD_FLAGS))
 $(shell mkdir -p $(BUILD))
@@ -42,7 +42,7 @@ COMMON_SRC := $(wildcard common/*.c)
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all asan cases check test check-fresh check-slurm clean doctor deps install uninstall deb
+.PHONY: all asan cases check test check-fresh check-slurm clean doctor deps install uninstall deb report-picture
 all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe $(BUILD)/torch_doctor.py
 
 # The framework checks' script sits next to the command in the build tree,
@@ -58,6 +58,15 @@ deps:
 # The README's two set-up commands on a freshly bootstrapped Debian 12 (root).
 check-fresh:
 	sh tools/fresh-check.sh
+
+# The README's picture: the HTML report of a trace folder (TRACE=DIR, as
+# tests/gpu/html_gpu.sh copies it back from the GPU machine), in headless
+# Chromium, into doc/report-mixed-cudnn.png (REPORT_PICTURE=... for another).
+REPORT_PICTURE ?= doc/report-mixed-cudnn.png
+report-picture: all
+	@test -n "$(TRACE)" || { echo "usage: make report-picture TRACE=DIR [REPORT_PICTURE=PNG]" >&2; exit 2; }
+	$(BUILD)/gputrace report --html $(BUILD)/report-picture.html $(TRACE); test $$? -le 1
+	$(PYTHON) tools/html-screenshot.py $(BUILD)/report-picture.html $(REPORT_PICTURE)
 
 # The main job: the GPU chain checked layer by layer (gputrace doctor);
 # exits 1 when a step fails.
@@ -89,6 +98,17 @@ CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard report/*.c) $(wildcard 
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf
+# Graphviz's layout library, for report --svg and --html (report/svg_layout.c):
+# the command's alone, never libgputrace.so's. GVC=0 builds the command
+# without it (--svg and --html then say so, exit 125; --dot still works), for
+# a host that has no libgvc, as the build carried to the GPU machine.
+GVC ?= 1
+ifeq ($(GVC),0)
+GVC_LIBS :=
+$(BUILD)/cmd/report/svg_layout.o: ALL_CPPFLAGS += -DGPUTRACE_NO_GVC
+else
+GVC_LIBS ?= $(shell pkg-config --libs libgvc 2>/dev/null || echo -lgvc -lcgraph -lcdt)
+endif
 
 $(BUILD)/cmd/%.o: %.c $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -99,7 +119,7 @@ $(BUILD)/cmd/cmd/main.o: ALL_CPPFLAGS += -DGPUTRACE_VERSION='"$(VERSION)"'
 $(BUILD)/cmd/cmd/main.o: VERSION
 
 $(BUILD)/gputrace: $(CMD_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(GVC_LIBS) $(LDLIBS)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -107,7 +127,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/cmd/main.
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(GVC_LIBS)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk

@@ -31,8 +31,10 @@ const char *__asan_default_options(void)
 static void usage(void)
 {
 	fputs("usage: gputrace [-o DIR [--append]] [-q] [--try-fixes] [--color=WHEN] [--] COMMAND [ARG...]\n"
-	      "       gputrace report [--json | --tree] [--color=WHEN] PATH...\n"
-	      "       gputrace scan [--json] [--for FILE] [--color=WHEN] [ROOT...]\n"
+	      "       gputrace report [--json | --tree | --dot | --svg | --html FILE] [--all]\n"
+	      "                       [--prometheus FILE] [--color=WHEN] PATH...\n"
+	      "       gputrace scan [--json] [--for FILE [--dot]] [-o DIR] [--prometheus FILE]\n"
+	      "                     [--color=WHEN] [ROOT...]\n"
 	      "       gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"
 	      "       gputrace diff [--json] A B [C...]\n"
 	      "       gputrace retry [--fix ID | --all-fixes] [--yes] [--json] [-o DIR] TRACEDIR\n"

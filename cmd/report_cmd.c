@@ -14,26 +14,33 @@
 #include "report/report.h"
 #include "report/printable.h"
 #include "report/diff.h"
+#include "report/pictures.h"
 #include "common/xalloc.h"
 
 #define WHO "gputrace report"
 
 static void report_usage(void)
 {
-	fputs("usage: gputrace report [--json | --tree] [--prometheus FILE] [--color=WHEN] PATH...\n"
+	fputs("usage: gputrace report [--json | --tree | --dot | --svg | --html FILE] [--all]\n"
+	      "                       [--prometheus FILE] [--color=WHEN] PATH...\n"
 	      "PATH: trace files (*.jsonl) or folders of them, as written by gputrace -o DIR;\n"
 	      "hosts' scans (*.scan.json, gputrace scan --json -o DIR) or folders of them,\n"
 	      "grouped by what they hold, the odd hosts named.\n"
 	      "Options may come before or after the PATHs.\n"
 	      "  --json             one JSON object for scripts\n"
 	      "  --tree             who loaded what, with the rule of each\n"
+	      "  --dot              the load graph as Graphviz DOT (a cluster per kind of process)\n"
+	      "  --svg              the load graph laid out as SVG (Graphviz's library)\n"
+	      "  --html FILE        one self-contained HTML page: findings, graph, libraries,\n"
+	      "                     load timeline (FILE - : standard output)\n"
+	      "  --all              draw the objects that are not CUDA libraries too\n"
 	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector:\n"
 	      "                     a gauge per CUDA library copy and per finding\n"
 	      "  --color=WHEN       auto (default: on a terminal, unless NO_COLOR or\n"
 	      "                     TERM=dumb), always or never\n"
 	      "  -h, --help         this help\n"
 	      "Exit status: 0 no error found, 1 an error-level finding (or hosts that differ),\n"
-	      "2 bad usage or input.\n",
+	      "2 bad usage or input, 125 a picture that could not be made or written.\n",
 	      stdout);
 }
 
@@ -108,7 +115,55 @@ static bool write_prometheus(const char *path, json_t *views)
 	return ok;
 }
 
-static int report_traces(char **paths, int n, int mode, bool color, json_t *fleet, json_t *views)
+/* The pictures: DOT as is, SVG and HTML laid out by libgvc. A layout that
+ * fails or a FILE that cannot be written is gputrace's own failure. */
+static int render_picture(int mode, const char *html_file, const struct gt_report *r, bool all)
+{
+	char err[1024];
+	FILE *f;
+	char *dot = NULL, *svg;
+	size_t n = 0;
+	bool ok;
+
+	if (mode == 'd') {
+		gt_render_dot(stdout, r, all);
+		return 0;
+	}
+	if (mode == 's') {
+		f = open_memstream(&dot, &n);
+		if (!f)
+			abort();
+		gt_render_dot(f, r, all);
+		fclose(f);
+		svg = gt_layout_svg(dot, err, sizeof(err));
+		free(dot);
+		if (!svg) {
+			fprintf(stderr, WHO ": --svg: %s\n", gt_printable(err));
+			return CMD_EXIT_OWN_FAILURE;
+		}
+		fputs(svg, stdout);
+		free(svg);
+		return 0;
+	}
+	f = strcmp(html_file, "-") == 0 ? stdout : fopen(html_file, "w");
+	if (!f) {
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(html_file), strerror(errno));
+		return CMD_EXIT_OWN_FAILURE;
+	}
+	ok = gt_render_html(f, r, all, err, sizeof(err));
+	if ((f != stdout && fclose(f) != 0) || (f == stdout && fflush(f) != 0)) {
+		fprintf(stderr, WHO ": %s: %s\n", gt_printable(html_file), strerror(errno));
+		return CMD_EXIT_OWN_FAILURE;
+	}
+	if (!ok) {
+		fprintf(stderr, WHO ": --html: %s\n", gt_printable(err));
+		return CMD_EXIT_OWN_FAILURE;
+	}
+	return 0;
+}
+
+static int report_traces(char **paths, int n, int mode, bool color, json_t *fleet, json_t *views,
+			 const char *html_file, bool all)
 {
 	struct gt_report r;
 	char err[8192];
@@ -120,6 +175,13 @@ static int report_traces(char **paths, int n, int mode, bool color, json_t *flee
 		return CMD_EXIT_USAGE;
 	}
 	gt_report_analyse(&r);
+	if (mode == 'd' || mode == 's' || mode == 'H') {
+		status = render_picture(mode, html_file, &r, all);
+		if (!status)
+			status = gt_report_status(&r);
+		gt_report_free(&r);
+		return status;
+	}
 	if (mode == 'j')
 		gt_render_json_fleet(stdout, &r, fleet);
 	else if (mode == 't')
@@ -137,20 +199,25 @@ static int report_traces(char **paths, int n, int mode, bool color, json_t *flee
 
 int cmd_report_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256, OPT_PROMETHEUS };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_SVG, OPT_HTML, OPT_ALL };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 't' },
+		{ "dot", no_argument, NULL, OPT_DOT },
+		{ "svg", no_argument, NULL, OPT_SVG },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum cmd_color color = CMD_COLOR_AUTO;
-	const char *prometheus = NULL;
+	const char *prometheus = NULL, *html_file = NULL;
 	json_t *views, *fleet = NULL;
 	char **traces;
 	int c, status = 0, mode = 0, ntraces;
+	bool all = false;
 
 	optind = 1;
 	opterr = 0;
@@ -168,8 +235,19 @@ int cmd_report_main(int argc, char **argv)
 			prometheus = optarg;
 			continue;
 		}
-		if (c != 'j' && c != 't')
+		if (c == OPT_ALL) {
+			all = true;
+			continue;
+		}
+		if (c == OPT_DOT || c == OPT_SVG || c == OPT_HTML) {
+			html_file = c == OPT_HTML ? optarg : html_file;
+			c = c == OPT_DOT ? 'd' : c == OPT_SVG ? 's' : 'H';
+		} else if (c != 'j' && c != 't') {
 			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
+		}
+		if (mode && mode != c && (strchr("dsH", mode) || strchr("dsH", c)))
+			return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --json, --tree, --dot, --svg "
+					       "and --html");
 		mode = c;
 	}
 	if (optind >= argc)
@@ -181,11 +259,17 @@ int cmd_report_main(int argc, char **argv)
 		json_decref(views);
 		return CMD_EXIT_USAGE;
 	}
+	if (!ntraces && mode && strchr("dsH", mode)) {
+		free(traces);
+		json_decref(views);
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--dot, --svg and --html draw traces: "
+				       "no trace file or folder given");
+	}
 	if (json_array_size(views))
 		fleet = gt_fleet(views);
 	if (ntraces)
 		status = report_traces(traces, ntraces, mode, cmd_color_on(color, stdout), fleet,
-				       prometheus ? views : NULL);
+				       prometheus ? views : NULL, html_file, all);
 	else if (mode == 'j') {
 		json_dumpf(fleet, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);

@@ -11,6 +11,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "host/elf_info.h"
+#include "report/pictures.h"
 #include "report/scan_report.h"
 #include "report/printable.h"
 #include "report/diff.h"
@@ -22,7 +23,8 @@
 
 static void scan_usage(void)
 {
-	fputs("usage: gputrace scan [--json] [--for FILE] [-o DIR] [--prometheus FILE] [--color=WHEN] [ROOT...]\n"
+	fputs("usage: gputrace scan [--json] [--for FILE [--dot]] [-o DIR] [--prometheus FILE]\n"
+	      "                     [--color=WHEN] [ROOT...]\n"
 	      "Lists the CUDA library files of this host (or under each ROOT) and their\n"
 	      "conflicts, without running anything. Options may come before or after ROOTs.\n"
 	      "  --json        one JSON object for scripts\n"
@@ -30,6 +32,7 @@ static void scan_usage(void)
 	      "  -o, --output=DIR  write the JSON to DIR/<host>.scan.json instead (for\n"
 	      "                gputrace report DIR over many hosts)\n"
 	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector\n"
+	      "  --dot         with --for: those choices as a Graphviz DOT graph\n"
 	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
 	      "                always or never\n"
 	      "  -h, --help    this help\n"
@@ -143,9 +146,10 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 
 int cmd_scan_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256, OPT_PROMETHEUS };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "for", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
@@ -159,7 +163,7 @@ int cmd_scan_main(int argc, char **argv)
 	const char *consumer = NULL, *out_dir = NULL, *prometheus = NULL;
 	struct host_elf_info probe;
 	struct host_scan s;
-	bool json = false;
+	bool json = false, dot = false;
 	size_t for_from;
 	int c, status;
 
@@ -172,6 +176,8 @@ int cmd_scan_main(int argc, char **argv)
 		}
 		if (c == 'j')
 			json = true;
+		else if (c == OPT_DOT)
+			dot = true;
 		else if (c == 'f')
 			consumer = optarg;
 		else if (c == 'o')
@@ -184,6 +190,10 @@ int cmd_scan_main(int argc, char **argv)
 			return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--color=%s: say auto, always or never",
 					       optarg);
 	}
+	if (dot && !consumer)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--dot draws the choices of --for FILE: say --for");
+	if (dot && json)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --json and --dot");
 	if (!roots_exist(argv + optind, argc - optind))
 		return CMD_EXIT_USAGE;
 	if (consumer && !host_elf_read(consumer, &probe)) {
@@ -206,7 +216,9 @@ int cmd_scan_main(int argc, char **argv)
 	else
 		status = 0;
 	/* with -o DIR the JSON went to the file: stdout stays quiet */
-	if (!out_dir && json)
+	if (!out_dir && dot)
+		gt_render_scan_dot(stdout, fr, &findings);
+	else if (!out_dir && json)
 		gt_render_scan_json(stdout, &s, &findings, fr, for_from);
 	else if (!out_dir)
 		gt_render_scan_text(stdout, &s, &findings, fr, for_from, cmd_color_on(color, stdout));

@@ -43,7 +43,7 @@ void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 
 /* The folder a candidate was in, without the hwcaps and tls subfolders the
  * loader tries inside each one: "searched /lib/x86_64-linux-gnu" says it. */
-static void base_folder(const char *path, char *out, size_t cap)
+void gt_tried_folder(const char *path, char *out, size_t cap)
 {
 	static const char *const subdirs[] = { "/glibc-hwcaps/", "/tls/", "/tls", "/x86_64/", "/x86_64",
 					       "/haswell/", "/haswell", "/avx512_1/", "/avx512_1", NULL };
@@ -80,7 +80,7 @@ static void print_tried(FILE *f, json_t *tried)
 
 		if (!p)
 			continue;
-		base_folder(p, folder, sizeof(folder));
+		gt_tried_folder(p, folder, sizeof(folder));
 		for (k = 0; k < nseen && strcmp(seen[k], folder) != 0; k++)
 			;
 		if (k < nseen || nseen == 32)

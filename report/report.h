@@ -72,6 +72,10 @@ void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet);
 /* One finding as the text report shows it: summary, evidence, cause, fix. */
 void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color);
 
+/* The folder a tried candidate was in, without the hwcaps and tls
+ * subfolders the loader tries inside each folder (render_text.c). */
+void gt_tried_folder(const char *path, char *out, size_t cap);
+
 /* How the process ended, in words. */
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap);
 

@@ -54,6 +54,14 @@ static char *field(json_t *o, const char *key)
 }
 
 /* The "rule" of a line, named by the contract's table. */
+/* A line's t_us (microseconds since the epoch); 0 when it has none. */
+static unsigned long long time_of(json_t *o)
+{
+	json_t *t = json_object_get(o, GT_K_TIME);
+
+	return json_is_integer(t) && json_integer_value(t) > 0 ? (unsigned long long)json_integer_value(t) : 0;
+}
+
 static enum gt_rule rule_field(json_t *o)
 {
 	json_t *v = json_object_get(o, GT_K_RULE);
@@ -362,6 +370,7 @@ static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
 		  (!rd->queries_tid || rd->queries_tid == (long)json_integer_value(json_object_get(o, GT_K_TID)));
 	s->name = name;
 	s->requester = field(o, GT_K_REQUESTER);
+	s->t_us = time_of(o);
 	index_search(p, rd, p->nsearches - 1);
 }
 
@@ -422,7 +431,9 @@ static void on_open(struct gt_process *p, json_t *o, struct reading *rd)
 	ob->main = json_is_true(json_object_get(o, GT_K_MAIN));
 	ob->name = field(o, GT_K_NAME);
 	ob->rule = rule_field(o);
+	ob->t_us = time_of(o);
 	if (s) {
+		ob->search_t_us = s->t_us;
 		take_tries(s, o);
 		ob->requester = gt_xstrdup(s->requester);
 		s->result = gt_xstrdup(GT_RESULT_FOUND);
@@ -652,6 +663,19 @@ static void on_reaped(struct gt_process *p, json_t *o)
 }
 
 
+/* The span of the lines' times, for the report's load timeline. */
+static void take_time(struct gt_process *p, json_t *o)
+{
+	unsigned long long t = time_of(o);
+
+	if (!t)
+		return;
+	if (!p->first_us || t < p->first_us)
+		p->first_us = t;
+	if (t > p->last_us)
+		p->last_us = t;
+}
+
 /* One line, dispatched on its event by the contract's table. */
 static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const char **why)
 {
@@ -666,6 +690,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 		*why = "the first line is not a gputrace header";
 		return false;
 	}
+	take_time(p, o);
 	switch (ev) {
 	case GT_EV_HEADER:
 		if (!header_ok(o, why))

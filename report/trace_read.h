@@ -26,6 +26,7 @@ struct gt_search {
 	bool ours;            /* made by gputrace's own version calls, not the program */
 	bool cut_off;         /* the process died in it; result and tries are the
 	                         report's, computed on paper (report/failed_load.c) */
+	unsigned long long t_us; /* when the loader started it (the line's t_us), 0 if not said */
 };
 
 /* One intercepted call written on its own (the first few of each status). */
@@ -87,6 +88,8 @@ struct gt_object {
 	bool main;            /* the program itself */
 	bool startup;         /* mapped at start-up (before "startup_loaded"): global scope */
 	bool global;          /* a global-scope lookup at exit found one of its symbols */
+	unsigned long long t_us;        /* when it was mapped (the open line's t_us), 0 if not said */
+	unsigned long long search_t_us; /* when the search that found it began, 0 if none */
 };
 
 /* A stopping signal this process sent to another one (kill). */
@@ -140,6 +143,7 @@ struct gt_process {
 	size_t nsent;
 	struct gt_device *devices;  /* in index order of first mention */
 	size_t ndevices;
+	unsigned long long first_us, last_us; /* the earliest and latest t_us of its lines, 0 if none */
 };
 
 /* Who a process is, as its header says (host malloc'd; -1: no rank). */

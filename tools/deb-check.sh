@@ -16,6 +16,13 @@ deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
 if command -v lintian >/dev/null 2>&1; then
 	lintian --fail-on error "$deb"
 fi
+# dpkg-shlibdeps works the dependencies out from the binaries: the command's
+# Graphviz (report --svg, --html) must be among them, libgputrace.so must add none.
+depends=$(dpkg-deb -f "$deb" Depends)
+say "Depends: $depends"
+echo "$depends" | grep -q 'libgvc6' || fail "Depends lacks libgvc6 (the command links libgvc)"
+readelf -d build/deb/root/usr/lib/gputrace/libgputrace.so | grep NEEDED | grep -vq 'libc\.so\.6' &&
+	fail "libgputrace.so needs more than libc: $(readelf -d build/deb/root/usr/lib/gputrace/libgputrace.so | grep NEEDED)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y --no-install-recommends "./$deb"
 files=$(dpkg -L gputrace | while read -r f; do [ -f "$f" ] && echo "$f"; done)
@@ -46,6 +53,10 @@ d = json.load(open(sys.argv[1]))
 assert p["exe"].endswith("/sc_runpath") and p["ended"], p
 assert not [f for f in d["findings"] if f["severity"] == "error"], d["findings"]
 PY
+# The installed command lays the graph out with the packages its Depends pulled in.
+/usr/bin/gputrace report --svg "$out/t" >"$out/graph.svg" || fail "report --svg of the installed command"
+grep -q '<svg' "$out/graph.svg" || fail "report --svg printed no SVG"
+/usr/bin/gputrace report --html "$out/report.html" "$out/t" || fail "report --html of the installed command"
 rm -rf "$out"
 
 apt-get remove -y gputrace

@@ -7,11 +7,15 @@
 # document they read against schema/).
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes, which clang
 # only recommends (and --no-install-recommends leaves out).
+# libgraphviz-dev: libgvc, which lays out report --svg and --html; graphviz:
+# `dot`, which the picture tests render DOT with; chromium: the headless
+# browser the HTML report is checked in.
 # Extra packages can be named as arguments (.ci/run adds debootstrap and git, for tools/fresh-check.sh).
 # Idempotent; needs root (or sudo) the first time.
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
-libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema $*"
+libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema
+libgraphviz-dev graphviz chromium $*"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -29,7 +29,7 @@ FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c report/*.c report/rules/*.c)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC) \
-		-ljansson -lelf -lz
+		-ljansson -lelf -lz $(GVC_LIBS)
 
 $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.h
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "report/fingerprint.h"
+#include "report/pictures.h"
 #include "report/report.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -56,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gt_render_text(sink, &r, true);
 		gt_render_tree(sink, &r, true);
 		gt_render_json(sink, &r);
+		gt_render_dot(sink, &r, false);
+		gt_render_dot(sink, &r, true);
+		for (size_t g = 0; g < r.ngroups; g++)
+			gt_render_timeline(sink, &r.groups[g]->model);
 		(void)gt_report_status(&r);
 	} else if (!err[0] || strchr(err, '\n')) {
 		abort(); /* a failure must give one line saying why */

@@ -11,6 +11,7 @@ Suite *elf_package_suite(void);
 Suite *resolve_suite(void);
 Suite *ldcache_suite(void);
 Suite *printable_suite(void);
+Suite *markup_suite(void);
 Suite *trace_read_suite(void);
 Suite *model_suite(void);
 Suite *rules_suite(void);
