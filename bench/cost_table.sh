@@ -55,6 +55,11 @@ fi
 
 echo "== hot hooks: cudaMalloc+cudaFree against the fake libcudart (bench/malloc_overhead.sh: 1 thread, one per CPU, exact 8-thread counts)"
 BUILD="$BUILD" R="${RM:-11}" PYTHON="$PYTHON" sh bench/malloc_overhead.sh 2>&1 | sed 's/^/  /'
+if [ -n "${BEFORE:-}" ]; then
+	echo "  -- the same with the older build's gputrace ($BEFORE), against the same bare program"
+	BUILD="$BUILD" GPUTRACE="$BEFORE/gputrace" R="${RM:-11}" PYTHON="$PYTHON" sh bench/malloc_overhead.sh 2>&1 |
+		sed 's/^/  /'
+fi
 echo "  -- 8 threads x 1000000 pairs on $(nproc) CPUs, ${RM:-11} paired rounds"
 LD_LIBRARY_PATH="$(cd "$BUILD/fixtures/driver" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	"$PYTHON" bench/paired.py --metric ns_per_call --rounds "${RM:-11}" --gputrace "$BUILD/gputrace" \
@@ -62,9 +67,10 @@ LD_LIBRARY_PATH="$(cd "$BUILD/fixtures/driver" && pwd)${LD_LIBRARY_PATH:+:$LD_LI
 echo
 
 echo "== scan --for libcudnn.so.9 against ldd of the file it resolves (paired rounds, ms wall)"
-"$PYTHON" - "$BUILD/gputrace" "$R" <<'PY'
+"$PYTHON" - "$BUILD/gputrace" "$R" "${BEFORE:+$BEFORE/gputrace}" <<'PY'
 import os, statistics, subprocess, sys, time
 gputrace, rounds = sys.argv[1], int(sys.argv[2])
+before = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
 target = None
 for line in subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout.splitlines():
     if "libcudnn.so.9 " in line and "=>" in line:
@@ -74,6 +80,8 @@ if not target:
     print("  skipped: no libcudnn.so.9 in ld.so.cache")
     sys.exit(0)
 cmds = {"scan --for": [gputrace, "scan", "--for", target], "ldd": ["ldd", target]}
+if before:
+    cmds["before"] = [before, "scan", "--for", target]
 libtree = "/usr/bin/libtree"
 if os.access(libtree, os.X_OK):
     cmds["libtree"] = [libtree, target]

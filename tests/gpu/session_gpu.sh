@@ -2,7 +2,8 @@
 # Several GPU scripts in one device call (the GPU time of a session is short):
 #   OUT=$OUT bash tests/gpu/session_gpu.sh writer arch retry html copies stack
 # Each part runs with OUT=$OUT/<part> and a time limit of its own (LIMIT_<part>
-# seconds, default 240), its output in $OUT/<part>.log; a summary line per part.
+# seconds, default 240), its output in $OUT/<part>.log, what it wrote in
+# $OUT/<part>.tgz; a summary line per part.
 # Carry build-gpu/ (see tests/gpu/copies_gpu.sh; `gpu-progs` for arch).
 set -u
 cd "$(dirname "$0")/../.."
@@ -34,4 +35,6 @@ for part in "$@"; do
 	rc=$?
 	echo "== $part: exit $rc in $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
 	tail -n 25 "$OUT/$part.log"
+	# One archive per part: the device hands back only a few files.
+	tar czf "$OUT/$part.tgz" -C "$OUT" "$part" && rm -rf "${OUT:?}/$part"
 done
