@@ -166,7 +166,8 @@ static const char *for_verdict(const struct gt_findings *fs, size_t for_from)
 }
 
 void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, size_t for_from, bool color)
+			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
+			 bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
@@ -188,18 +189,22 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 	if (s->kmod[0])
 		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
 			gt_printable(s->gpus));
-	/* With --for, the consumer's tree is the answer: the host's listing is
-	 * what a plain scan prints. */
-	for (i = 0; i < s->ncopies && !fr; i++)
+	/* With --for, the consumer's tree is the answer, with --arch the files
+	 * against it: the host's listing is what a plain scan prints. */
+	bool listing = !fr && !arch;
+
+	for (i = 0; i < s->ncopies && listing; i++)
 		sorted[i] = &s->copies[i];
-	if (!fr)
+	if (listing)
 		qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
-	for (i = start = 0; i < s->ncopies && !fr; i++)
+	for (i = start = 0; i < s->ncopies && listing; i++)
 		if (i + 1 == s->ncopies || !same_real(sorted[i], sorted[i + 1])) {
 			print_file(f, sorted + start, i + 1 - start);
 			start = i + 1;
 		}
 	free(sorted);
+	if (arch)
+		gt_render_scan_arch_text(f, arch);
 	if (fr) {
 		print_for(f, fr);
 		fprintf(f, "verdict for %s: %s (%zu finding%s about what it would load)\n", gt_printable(fr->consumer),
@@ -265,7 +270,7 @@ static json_t *scan_env_json(void)
 }
 
 void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, size_t for_from)
+			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch)
 {
 	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
 	char host[256];
@@ -295,6 +300,8 @@ void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_fin
 		json_object_set_new(fo, "verdict", json_string(for_verdict(fs, for_from)));
 		json_object_set_new(root, "for", fo);
 	}
+	if (arch)
+		json_object_set_new(root, "arch", gt_scan_arch_json(arch));
 	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(root);
