@@ -136,7 +136,7 @@ class DoctorDeviceCode(unittest.TestCase):
                    LD_LIBRARY_PATH=os.path.join(FIX, "driver"), FAKE_CUDA_NAME="NVIDIA H200")
         if cc:
             env["FAKE_CUDA_CC"] = cc
-        return doctor(env)
+        return doctor(env, python="/usr/bin/python3")
 
     def test_no_code_for_the_device_fails_the_device_layer(self):
         rc, d = self.run_doctor("9.0")
