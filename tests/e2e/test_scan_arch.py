@@ -12,11 +12,20 @@ import subprocess
 import unittest
 
 from tests.e2e.gtlib import BUILD, FIX, GPUTRACE
+from tests.e2e import test_doctor
 from tests.e2e.test_doctor import FAKES, doctor, step
 
 LIBS = os.path.join(BUILD, "kernel-libs")
 REAL = "/usr/local/cuda-13.0/lib64"
 KERNEL_RT = os.path.join(FIX, "cuda-13-kernels", "lib64", "libcudart.so.13")
+
+
+def setUpModule():
+    test_doctor.setUpModule()  # its --python interpreters (no_torch)
+
+
+def tearDownModule():
+    test_doctor.tearDownModule()
 
 
 def scan(*args):
@@ -136,7 +145,7 @@ class DoctorDeviceCode(unittest.TestCase):
                    LD_LIBRARY_PATH=os.path.join(FIX, "driver"), FAKE_CUDA_NAME="NVIDIA H200")
         if cc:
             env["FAKE_CUDA_CC"] = cc
-        return doctor(env, python="/usr/bin/python3")
+        return doctor(env)
 
     def test_no_code_for_the_device_fails_the_device_layer(self):
         rc, d = self.run_doctor("9.0")
