@@ -73,7 +73,7 @@ report-picture: all
 doctor: all
 	$(BUILD)/gputrace doctor
 
-$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/common/status_names.o $(BUILD_FLAGS_FILE)
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c probe/ask_version.c $(BUILD)/lib/common/status_names.o $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c %.o,$^)
 

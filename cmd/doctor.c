@@ -117,18 +117,6 @@ static bool failed(const struct doctor_probe *r, const char *name)
 	return s && strcmp(s->status, "FAILED") == 0;
 }
 
-/* Next to the gputrace command (the build tree: $(BUILD)/ holds the command,
- * the probe, the library and the script) or in ../lib/gputrace/ (an
- * installed tree, wherever it was moved). */
-static bool beside_us(const char *rel, char *out, size_t cap)
-{
-	char self[PATH_MAX];
-
-	if (!cmd_own_folder(self, sizeof(self)))
-		return false;
-	return (size_t)snprintf(out, cap, "%s/%s", self, rel) < cap && access(out, F_OK) == 0;
-}
-
 /* A copy of component the scan found, the Python environment's first. */
 static const char *copy_of(const struct host_scan *s, const char *component)
 {
@@ -175,8 +163,7 @@ static int run_probe(struct doctor *d, char *const *env)
 	char probe[PATH_MAX], *argv[2], *out = NULL;
 	int status;
 
-	if (!beside_us("gputrace-probe", probe, sizeof(probe)) &&
-	    !beside_us("../lib/gputrace/gputrace-probe", probe, sizeof(probe))) {
+	if (!cmd_find_beside("gputrace-probe", probe, sizeof(probe))) {
 		fprintf(stderr, "gputrace doctor: gputrace-probe not found next to gputrace\n");
 		return -1;
 	}
@@ -308,8 +295,7 @@ static void run_framework(struct doctor *d)
 	int i;
 
 	d->framework_status = -1;
-	if (!beside_us("torch_doctor.py", script, sizeof(script)) &&
-	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
+	if (!cmd_find_beside("torch_doctor.py", script, sizeof(script)))
 		return;
 	if (!d->env.python_path[0]) {
 		add_step(d, "torch_import", "skipped", "framework checks skipped: no python3 on PATH");

@@ -1,6 +1,7 @@
 /* gputrace scan: the command line and the choice of output; the walk is
  * host/scan.c, --for host/scan_for.c, the findings and the output report/. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/launch.h"
 #include "host/elf_info.h"
 #include "report/pictures.h"
 #include "report/scan_report.h"
@@ -23,7 +25,7 @@
 
 static void scan_usage(void)
 {
-	fputs("usage: gputrace scan [--json] [--for FILE [--dot] | --arch sm_XY] [-o DIR]\n"
+	fputs("usage: gputrace scan [--json] [--for FILE [--dot] | --arch sm_XY] [--ask] [-o DIR]\n"
 	      "                     [--prometheus FILE] [--color=WHEN] [ROOT...]\n"
 	      "Lists the CUDA library files of this host (or under each ROOT) and their\n"
 	      "conflicts, without running anything. Options may come before or after ROOTs.\n"
@@ -33,6 +35,8 @@ static void scan_usage(void)
 	      "                gputrace report DIR over many hosts)\n"
 	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector\n"
 	      "  --dot         with --for: those choices as a Graphviz DOT graph\n"
+	      "  --ask         a version the file does not show (libcublas.so.13): ask the\n"
+	      "                library's own version function, in a child process\n"
 	      "  --arch sm_XY  which files could run on that GPU architecture, on paper\n"
 	      "                (SASS for it, PTX to compile, or nothing); also X.Y\n"
 	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
@@ -146,14 +150,25 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 	return status;
 }
 
+/* Each child of --ask gets this long: GPUTRACE_ASK_TIMEOUT_MS, else 10 s
+ * (loading a large library from a cold disk takes seconds). */
+static int ask_timeout_ms(void)
+{
+	const char *s = getenv("GPUTRACE_ASK_TIMEOUT_MS");
+	long v = s ? strtol(s, NULL, 10) : 0;
+
+	return v > 0 && v <= 600000 ? (int)v : 10000;
+}
+
 int cmd_scan_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_ARCH };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_ARCH, OPT_ASK };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "for", required_argument, NULL, 'f' },
 		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "ask", no_argument, NULL, OPT_ASK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
@@ -168,7 +183,8 @@ int cmd_scan_main(int argc, char **argv)
 	struct scan_out so;
 	struct host_elf_info probe;
 	struct host_scan s;
-	bool json = false, dot = false;
+	bool json = false, dot = false, ask = false;
+	char helper[PATH_MAX];
 	size_t for_from;
 	int c, status, major = 0, minor = 0;
 
@@ -191,6 +207,8 @@ int cmd_scan_main(int argc, char **argv)
 			prometheus = optarg;
 		else if (c == OPT_ARCH)
 			arch_arg = optarg;
+		else if (c == OPT_ASK)
+			ask = true;
 		else if (c != OPT_COLOR)
 			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
 		else if (!cmd_parse_color(optarg, &color))
@@ -206,6 +224,10 @@ int cmd_scan_main(int argc, char **argv)
 				       "(sm_80, sm_90, sm_120) or a compute capability X.Y (9.0)", arch_arg);
 	if (arch_arg && consumer)
 		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --for and --arch");
+	if (ask && !cmd_find_beside("gputrace-probe", helper, sizeof(helper))) {
+		fprintf(stderr, WHO ": --ask needs gputrace-probe next to gputrace (or in ../lib/gputrace/)\n");
+		return CMD_EXIT_OWN_FAILURE;
+	}
 	if (!roots_exist(argv + optind, argc - optind))
 		return CMD_EXIT_USAGE;
 	if (consumer && !host_elf_read(consumer, &probe)) {
@@ -216,6 +238,8 @@ int cmd_scan_main(int argc, char **argv)
 	if (consumer)
 		host_elf_free(&probe);
 	host_scan_run(&s, argv + optind, argc - optind);
+	if (ask)
+		host_scan_ask(&s, helper, ask_timeout_ms());
 	gt_scan_judge(&s, &findings);
 	for_from = findings.n;
 	if (consumer) {

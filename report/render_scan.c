@@ -111,6 +111,10 @@ static void print_file(FILE *f, const struct host_copy *const *copies, size_t n)
 			gt_printable(c->package.version));
 	if (strcmp(c->version_source, "embedded") == 0)
 		fprintf(f, " (version read from the file)");
+	else if (strcmp(c->version_source, "asked") == 0)
+		fprintf(f, " (version asked of the library)");
+	if (c->ask_error[0])
+		fprintf(f, " (--ask: %s)", gt_printable(c->ask_error));
 	if (c->stub)
 		fprintf(f, " (stub)");
 	fputc('\n', f);
@@ -234,6 +238,8 @@ static json_t *copy_json(const struct host_copy *c)
 	json_object_set_new(o, "component", json_string(c->fi.component));
 	json_object_set_new(o, "version", c->version[0] ? json_string(c->version) : json_null());
 	json_object_set_new(o, "version_source", json_string(c->version_source));
+	if (c->ask_error[0])
+		gt_evidence_str(o, "ask_error", c->ask_error);
 	json_object_set_new(o, "soname", json_null());
 	gt_evidence_str(o, "soname", c->elf.ok ? c->elf.soname : NULL);
 	if (c->elf.ok) {
