@@ -8,6 +8,7 @@ curandGetProperty raises SIGSEGV, a libnccl.so.2 whose ncclGetVersion never
 returns, a libcufft.so.11 without cufftGetProperty. And the real CUDA 13.0
 libraries, whose files are named only to the major version."""
 import json
+import re
 import os
 import subprocess
 import tempfile
@@ -107,3 +108,46 @@ class AskRealLibraries(unittest.TestCase):
         # the stub is never loaded
         stubs = [c for c in json.loads(p.stdout)["copies"] if c["stub"]]
         self.assertTrue(all(c["version_source"] != "asked" and "ask_error" not in c for c in stubs))
+
+
+# One line of the listing: component (30 wide), version (12 wide), the file,
+# its place, then the links that lead to it, its package and the notes.
+LISTING_LINE = re.compile(r"^  (?P<component>\S+) +(?P<version>\S+) +(?P<file>/\S+) \[(?P<place>[^\]]+)\]"
+                          r"( <- (?P<links>\S+(, \S+)*))?( (pip|conda|dpkg):\S+ \S+)?"
+                          r"( \(version read from the file\)| \(version asked of the library\))?( \(stub\))?$")
+
+
+class ManPageListing(unittest.TestCase):
+    """man/gputrace-scan.1's sample listing has the lines scan prints today
+    (one per real file, links after <-), not the old per-name lines."""
+
+    def sample_lines(self):
+        man = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "man", "gputrace-scan.1")
+        with open(man) as f:
+            text = f.read()
+        block = text.split("On an H200 machine", 1)[1].split(".EX\n", 1)[1].split(".EE", 1)[0]
+        listing = []
+        for ln in block.replace("\\-", "-").splitlines()[2:]:  # after the header and module lines
+            if not ln.startswith("  "):
+                break  # the findings
+            if ln.strip() != "...":
+                listing.append(ln)
+        return listing
+
+    def test_format_matches_the_scan(self):
+        root = os.path.join(BUILD, "fixtures", "system", "lib")
+        out = scan(root).stdout.splitlines()[1:]
+        self.assertTrue(out)
+        for ln in out:  # the pattern holds for the real output ...
+            if ln.startswith("  "):
+                self.assertRegex(ln, LISTING_LINE)
+        cudnn = [ln for ln in out if "/libcudnn.so.9.14.0 " in ln][0]
+        self.assertEqual(LISTING_LINE.match(cudnn).group("links"), "libcudnn.so, libcudnn.so.9")
+        sample = self.sample_lines()
+        self.assertGreaterEqual(len(sample), 3)
+        for ln in sample:  # ... and for the man page's, in the same columns
+            m = LISTING_LINE.match(ln)
+            self.assertIsNotNone(m, ln)
+            self.assertNotIn(" -> ", ln)
+            self.assertEqual(m.start("version"), cudnn.index("9.14.0"), ln)
+            self.assertEqual(m.start("file"), cudnn.index("/"), ln)
