@@ -73,7 +73,7 @@ report-picture: all
 doctor: all
 	$(BUILD)/gputrace doctor
 
-$(BUILD)/gputrace-probe: probe/gputrace-probe.c $(BUILD)/lib/common/status_names.o $(BUILD_FLAGS_FILE)
+$(BUILD)/gputrace-probe: probe/gputrace-probe.c probe/ask_version.c $(BUILD)/lib/common/status_names.o $(BUILD_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c %.o,$^)
 
@@ -195,6 +195,47 @@ KERNEL_PROG_GENCODE_launch_sm80_ptx80 := -gencode arch=compute_80,code=[sm_80,co
 ifneq ($(NVCC),)
 TEST_PROGS += $(KERNEL_FIXTURES) $(KERNEL_PROGS)
 endif
+
+# A file with __device__ data and no kernel: nvcc still embeds a cubin, one
+# without code (libcufftw.so.12 of CUDA 13.0 carries only such an image).
+KERNEL_FIXTURES += $(KERNELS)/empty_sm75.o
+$(KERNELS)/empty_sm75.o: tests/progs_cuda/device_data_only.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -o $@ $< --no-compress -gencode arch=compute_75,code=sm_75
+
+# Shared libraries with device code, named as CUDA libraries (gputrace scan
+# --arch, the doctor's device_code step): a fake cuBLAS with sm_80 SASS only,
+# its cuBLASLt with compute_80 PTX only, a cuSPARSE with sm_80 and sm_90
+# SASS, a cuRAND whose only cubin has no kernel, and a link to the fake
+# runtime (no device code at all). They load against cuda-13-kernels/.
+KERNEL_LIBS := $(BUILD)/kernel-libs
+KERNEL_LIB_FILES := $(KERNEL_LIBS)/libcublas.so.13 $(KERNEL_LIBS)/libcublasLt.so.13 \
+	$(KERNEL_LIBS)/libcusparse.so.12 $(KERNEL_LIBS)/libcurand.so.10 $(KERNEL_LIBS)/libcudart.so.13
+KERNEL_LIB_NVCC = $(NVCC) -shared -Xcompiler -fPIC -cudart none -L$(KERNEL_FAKE_RT) -l:libcudart.so.13 \
+	-Xlinker -soname,$(notdir $@) -Xlinker --enable-new-dtags -Xlinker -rpath,'$$ORIGIN'
+ifneq ($(NVCC),)
+TEST_PROGS += $(KERNEL_LIB_FILES)
+endif
+
+$(KERNEL_LIBS)/libcublasLt.so.13: fixtures/cublaslt.c tests/progs_cuda/kernel.cu $(KERNEL_FAKE_RT)/libcudart.so.13
+	@mkdir -p $(dir $@)
+	$(KERNEL_LIB_NVCC) -o $@ $(filter %.c %.cu,$^) -gencode arch=compute_80,code=compute_80
+
+$(KERNEL_LIBS)/libcublas.so.13: fixtures/cublas.c tests/progs_cuda/kernel.cu $(KERNEL_LIBS)/libcublasLt.so.13
+	$(KERNEL_LIB_NVCC) -o $@ $(filter %.c %.cu,$^) -DV_MAJOR=13 -DV_MINOR=0 -DV_PATCH=0 -DCUDART_VER=13000 \
+		-gencode arch=compute_80,code=sm_80 -L$(KERNEL_LIBS) -l:libcublasLt.so.13
+
+$(KERNEL_LIBS)/libcusparse.so.12: tests/progs_cuda/kernel.cu $(KERNEL_FAKE_RT)/libcudart.so.13
+	@mkdir -p $(dir $@)
+	$(KERNEL_LIB_NVCC) -o $@ $< -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+
+$(KERNEL_LIBS)/libcurand.so.10: tests/progs_cuda/device_data_only.cu $(KERNEL_FAKE_RT)/libcudart.so.13
+	@mkdir -p $(dir $@)
+	$(KERNEL_LIB_NVCC) -o $@ $< --no-compress -gencode arch=compute_75,code=sm_75
+
+$(KERNEL_LIBS)/libcudart.so.13: $(KERNEL_FAKE_RT)/libcudart.so.13
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath $<) $@
 
 $(KERNELS)/%.o: tests/progs_cuda/kernel.cu
 	@mkdir -p $(dir $@)

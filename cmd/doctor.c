@@ -19,6 +19,7 @@
 #include "cmd/launch.h"
 #include "common/nvidia_driver.h"
 #include "common/xalloc.h"
+#include "report/arch_fit.h"
 #include "report/scan_report.h"
 
 /* The layer a step belongs to, in the order the chain is built. */
@@ -116,18 +117,6 @@ static bool failed(const struct doctor_probe *r, const char *name)
 	return s && strcmp(s->status, "FAILED") == 0;
 }
 
-/* Next to the gputrace command (the build tree: $(BUILD)/ holds the command,
- * the probe, the library and the script) or in ../lib/gputrace/ (an
- * installed tree, wherever it was moved). */
-static bool beside_us(const char *rel, char *out, size_t cap)
-{
-	char self[PATH_MAX];
-
-	if (!cmd_own_folder(self, sizeof(self)))
-		return false;
-	return (size_t)snprintf(out, cap, "%s/%s", self, rel) < cap && access(out, F_OK) == 0;
-}
-
 /* A copy of component the scan found, the Python environment's first. */
 static const char *copy_of(const struct host_scan *s, const char *component)
 {
@@ -174,8 +163,7 @@ static int run_probe(struct doctor *d, char *const *env)
 	char probe[PATH_MAX], *argv[2], *out = NULL;
 	int status;
 
-	if (!beside_us("gputrace-probe", probe, sizeof(probe)) &&
-	    !beside_us("../lib/gputrace/gputrace-probe", probe, sizeof(probe))) {
+	if (!cmd_find_beside("gputrace-probe", probe, sizeof(probe))) {
 		fprintf(stderr, "gputrace doctor: gputrace-probe not found next to gputrace\n");
 		return -1;
 	}
@@ -307,8 +295,7 @@ static void run_framework(struct doctor *d)
 	int i;
 
 	d->framework_status = -1;
-	if (!beside_us("torch_doctor.py", script, sizeof(script)) &&
-	    !beside_us("../lib/gputrace/torch_doctor.py", script, sizeof(script)))
+	if (!cmd_find_beside("torch_doctor.py", script, sizeof(script)))
 		return;
 	if (!d->env.python_path[0]) {
 		add_step(d, "torch_import", "skipped", "framework checks skipped: no python3 on PATH");
@@ -365,6 +352,124 @@ static void compare_with_framework(struct doctor *d, const struct gt_report *rep
 	}
 }
 
+/* The probe's process of the report that named its device's capability
+ * (the last run: the retry's, when the doctor retried); *dev its device. */
+static const struct gt_proc_model *probe_with_device(const struct gt_report *rep, const struct gt_device **dev)
+{
+	const struct gt_proc_model *found = NULL;
+	size_t i, k;
+
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct gt_proc_model *m = &rep->groups[i]->model;
+		const char *exe = m->proc->exe ? strrchr(m->proc->exe, '/') : NULL;
+
+		if (!exe || strcmp(exe, "/gputrace-probe") != 0)
+			continue;
+		for (k = 0; k < m->proc->ndevices; k++)
+			if (m->proc->devices[k].cc_major >= 0 && m->proc->devices[k].cc_minor >= 0) {
+				found = m;
+				*dev = &m->proc->devices[k];
+				break;
+			}
+	}
+	return found;
+}
+
+/* " NAME (WHAT)" after the names already in out, ", " between. */
+static void append_to(char *out, size_t cap, const char *name, const char *what)
+{
+	size_t used = strlen(out);
+
+	if (used + 1 < cap)
+		snprintf(out + used, cap - used, "%s %s%s%s%s", used ? "," : "", name, what[0] ? " (" : "", what,
+			 what[0] ? ")" : "");
+}
+
+/* What each loaded CUDA library carries for the device, by report/arch_fit.h's
+ * rules: one line per kind of answer. FAILED when a library carries device
+ * code and none of it runs there (its kernels fail with 209). */
+static void device_code_step(const struct gt_proc_model *m, const struct gt_device *dev, struct doctor_step *s)
+{
+	char runs[256] = "", jit[256] = "", none[256] = "", unread[256] = "", err[256], list[192], via[32];
+	int nnone = 0, judged = 0;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "device_code");
+	for (i = 0; i < m->nlibs; i++) {
+		const struct gt_lib *l = &m->libs[i];
+		const char *path = l->real_path[0] ? l->real_path : l->obj->path;
+		const struct host_fatbin *fb = path && path[0] == '/' ? host_fatbin_of(path, err, sizeof(err)) : NULL;
+		const struct host_fatbin_image *im;
+		enum gt_fit fit;
+
+		if (!fb || !fb->nimages)
+			continue;  /* no device code of its own: nothing to run on the GPU */
+		host_fatbin_list(fb, list, sizeof(list));
+		fit = gt_fatbin_fit(fb, dev->cc_major, dev->cc_minor, &im);
+		via[0] = 0;
+		if (im)
+			host_fatbin_image_name(im, via, sizeof(via));
+		if (fb->code_elsewhere) {
+			append_to(unread, sizeof(unread), gt_base_name(path), "");
+			continue;
+		}
+		judged++;
+		if (fit == GT_FIT_SASS)
+			append_to(runs, sizeof(runs), gt_base_name(path), via);
+		else if (fit == GT_FIT_JIT)
+			append_to(jit, sizeof(jit), gt_base_name(path), via);
+		if (fit == GT_FIT_NONE) {
+			char carries[sizeof(list) + 16];
+
+			nnone++;
+			snprintf(carries, sizeof(carries), "carries %s", list);
+			append_to(none, sizeof(none), gt_base_name(path), carries);
+		}
+	}
+	snprintf(s->detail, sizeof(s->detail), "compute %d.%d%s%s%s: %s%s%s%s%s%s%s%s%s",
+		 dev->cc_major, dev->cc_minor, dev->name ? " (" : "", dev->name ? dev->name : "", dev->name ? ")" : "",
+		 judged ? "" : "no loaded CUDA library carries device code",
+		 runs[0] ? "SASS for it in" : "", runs, jit[0] && runs[0] ? "; " : "",
+		 jit[0] ? "only PTX, compiled at start-up (JIT), in" : "", jit,
+		 none[0] && (runs[0] || jit[0]) ? "; " : "", none[0] ? "nothing that runs on it in" : "", none);
+	if (unread[0] && strlen(s->detail) + 1 < sizeof(s->detail))
+		snprintf(s->detail + strlen(s->detail), sizeof(s->detail) - strlen(s->detail),
+			 "; not judged (device code in a data section):%s", unread);
+	snprintf(s->status, sizeof(s->status), "%s", nnone ? "FAILED" : judged ? "ok" : "skipped");
+}
+
+/* After the last step of the device layer, so that the first failing layer
+ * keeps the chain's order; printed when it is concluded. */
+static void insert_after_device(struct doctor *d, const struct doctor_step *s)
+{
+	struct doctor_probe *r = &d->probe;
+	int at = r->nsteps, i;
+
+	if (r->nsteps >= DOCTOR_MAX_STEPS)
+		return;
+	for (i = 0; i < r->nsteps; i++)
+		if (strcmp(cmd_doctor_layer_of(r->steps[i].name), "device") == 0)
+			at = i + 1;
+	memmove(&r->steps[at + 1], &r->steps[at], (size_t)(r->nsteps - at) * sizeof(r->steps[0]));
+	r->steps[at] = *s;
+	r->nsteps++;
+	emit_step(d, s);
+}
+
+/* The device the probe's calls named, against the libraries it loaded. */
+static void check_device_code(struct doctor *d, const struct gt_report *rep)
+{
+	const struct gt_device *dev = NULL;
+	const struct gt_proc_model *m = probe_with_device(rep, &dev);
+	struct doctor_step s;
+
+	if (!m)
+		return;
+	device_code_step(m, dev, &s);
+	insert_after_device(d, &s);
+}
+
 const char *cmd_doctor_first_failing_layer(const struct doctor_probe *r)
 {
 	int i;
@@ -411,6 +516,7 @@ bool cmd_doctor_run(struct doctor *d)
 	d->have_report = gt_report_load(&d->report, paths, 1, err, sizeof(err));
 	if (d->have_report) {
 		gt_report_analyse(&d->report);
+		check_device_code(d, &d->report);
 		compare_with_framework(d, &d->report);
 	}
 	return true;

@@ -75,6 +75,20 @@ bool cmd_own_folder(char *out, size_t cap)
 	return true;
 }
 
+bool cmd_find_beside(const char *name, char *out, size_t cap)
+{
+	static const char *const rel[] = { "", "../lib/gputrace/" };
+	char self[PATH_MAX];
+	size_t i;
+
+	if (!cmd_own_folder(self, sizeof(self)))
+		return false;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if ((size_t)snprintf(out, cap, "%s/%s%s", self, rel[i], name) < cap && access(out, F_OK) == 0)
+			return true;
+	return false;
+}
+
 bool cmd_find_library(char *out, size_t cap, char *looked, size_t looked_cap)
 {
 	const char *env = getenv("GPUTRACE_LIB");

@@ -24,6 +24,10 @@ int cmd_launch_traced(const struct cmd_launch_opts *o);
 
 /* The folder the gputrace command runs from (/proc/self/exe's). */
 bool cmd_own_folder(char *out, size_t cap);
+/* A file installed with the command (gputrace-probe, torch_doctor.py): next
+ * to it (the build tree) or in ../lib/gputrace/ (an installed tree, wherever
+ * it was moved). False when in neither. */
+bool cmd_find_beside(const char *name, char *out, size_t cap);
 
 /* Where libgputrace.so is: $GPUTRACE_LIB, next to the command, ../lib/gputrace/.
  * Writes the path to out; on failure writes the places it looked to `looked`. */

@@ -1,6 +1,7 @@
 /* gputrace scan: the command line and the choice of output; the walk is
  * host/scan.c, --for host/scan_for.c, the findings and the output report/. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/launch.h"
 #include "host/elf_info.h"
 #include "report/pictures.h"
 #include "report/scan_report.h"
@@ -23,8 +25,8 @@
 
 static void scan_usage(void)
 {
-	fputs("usage: gputrace scan [--json] [--for FILE [--dot]] [-o DIR] [--prometheus FILE]\n"
-	      "                     [--color=WHEN] [ROOT...]\n"
+	fputs("usage: gputrace scan [--json] [--for FILE [--dot] | --arch sm_XY] [--ask] [-o DIR]\n"
+	      "                     [--prometheus FILE] [--color=WHEN] [ROOT...]\n"
 	      "Lists the CUDA library files of this host (or under each ROOT) and their\n"
 	      "conflicts, without running anything. Options may come before or after ROOTs.\n"
 	      "  --json        one JSON object for scripts\n"
@@ -33,6 +35,10 @@ static void scan_usage(void)
 	      "                gputrace report DIR over many hosts)\n"
 	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector\n"
 	      "  --dot         with --for: those choices as a Graphviz DOT graph\n"
+	      "  --ask         a version the file does not show (libcublas.so.13): ask the\n"
+	      "                library's own version function, in a child process\n"
+	      "  --arch sm_XY  which files could run on that GPU architecture, on paper\n"
+	      "                (SASS for it, PTX to compile, or nothing); also X.Y\n"
 	      "  --color=WHEN  auto (default: on a terminal, unless NO_COLOR or TERM=dumb),\n"
 	      "                always or never\n"
 	      "  -h, --help    this help\n"
@@ -92,6 +98,7 @@ struct scan_out {
 	const struct gt_findings *fs;
 	const struct host_scan_for *fr;
 	size_t for_from;
+	const struct gt_scan_arch *arch;
 	json_t *views;
 };
 
@@ -99,7 +106,7 @@ static void fill_json(FILE *f, void *arg)
 {
 	struct scan_out *so = arg;
 
-	gt_render_scan_json(f, so->s, so->fs, so->fr, so->for_from);
+	gt_render_scan_json(f, so->s, so->fs, so->fr, so->for_from, so->arch);
 }
 
 static void fill_prometheus(FILE *f, void *arg)
@@ -108,10 +115,9 @@ static void fill_prometheus(FILE *f, void *arg)
 }
 
 /* -o DIR and --prometheus FILE; 2 when one cannot be written. */
-static int write_outputs(const char *out_dir, const char *prometheus, const struct host_scan *s,
-			 const struct gt_findings *fs, const struct host_scan_for *fr, size_t for_from)
+static int write_outputs(const char *out_dir, const char *prometheus, const struct scan_out *what)
 {
-	struct scan_out so = { s, fs, fr, for_from, NULL };
+	struct scan_out so = *what;
 	char host[256], *path, *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
@@ -132,7 +138,7 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 		mem = open_memstream(&buf, &len);
 		if (!mem)
 			abort();
-		gt_render_scan_json(mem, s, fs, fr, for_from);
+		gt_render_scan_json(mem, so.s, so.fs, so.fr, so.for_from, so.arch);
 		fclose(mem);
 		so.views = json_array();
 		json_array_append_new(so.views, gt_view_of_scan_text(buf, len, "scan"));
@@ -144,13 +150,25 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 	return status;
 }
 
+/* Each child of --ask gets this long: GPUTRACE_ASK_TIMEOUT_MS, else 10 s
+ * (loading a large library from a cold disk takes seconds). */
+static int ask_timeout_ms(void)
+{
+	const char *s = getenv("GPUTRACE_ASK_TIMEOUT_MS");
+	long v = s ? strtol(s, NULL, 10) : 0;
+
+	return v > 0 && v <= 600000 ? (int)v : 10000;
+}
+
 int cmd_scan_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_ARCH, OPT_ASK };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "for", required_argument, NULL, 'f' },
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "ask", no_argument, NULL, OPT_ASK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
@@ -160,12 +178,15 @@ int cmd_scan_main(int argc, char **argv)
 	enum cmd_color color = CMD_COLOR_AUTO;
 	struct host_scan_for *fr = NULL;
 	struct gt_findings findings = { 0 };
-	const char *consumer = NULL, *out_dir = NULL, *prometheus = NULL;
+	const char *consumer = NULL, *out_dir = NULL, *prometheus = NULL, *arch_arg = NULL;
+	struct gt_scan_arch arch, *want_arch = NULL;
+	struct scan_out so;
 	struct host_elf_info probe;
 	struct host_scan s;
-	bool json = false, dot = false;
+	bool json = false, dot = false, ask = false;
+	char helper[PATH_MAX];
 	size_t for_from;
-	int c, status;
+	int c, status, major = 0, minor = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -184,6 +205,10 @@ int cmd_scan_main(int argc, char **argv)
 			out_dir = optarg;
 		else if (c == OPT_PROMETHEUS)
 			prometheus = optarg;
+		else if (c == OPT_ARCH)
+			arch_arg = optarg;
+		else if (c == OPT_ASK)
+			ask = true;
 		else if (c != OPT_COLOR)
 			return cmd_bad_option(WHO, CMD_EXIT_USAGE, c, argv);
 		else if (!cmd_parse_color(optarg, &color))
@@ -194,6 +219,15 @@ int cmd_scan_main(int argc, char **argv)
 		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--dot draws the choices of --for FILE: say --for");
 	if (dot && json)
 		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --json and --dot");
+	if (arch_arg && !gt_parse_arch(arch_arg, &major, &minor))
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "--arch %s: not a GPU architecture: say sm_XY "
+				       "(sm_80, sm_90, sm_120) or a compute capability X.Y (9.0)", arch_arg);
+	if (arch_arg && consumer)
+		return cmd_usage_error(WHO, CMD_EXIT_USAGE, "say one of --for and --arch");
+	if (ask && !cmd_find_beside("gputrace-probe", helper, sizeof(helper))) {
+		fprintf(stderr, WHO ": --ask needs gputrace-probe next to gputrace (or in ../lib/gputrace/)\n");
+		return CMD_EXIT_OWN_FAILURE;
+	}
 	if (!roots_exist(argv + optind, argc - optind))
 		return CMD_EXIT_USAGE;
 	if (consumer && !host_elf_read(consumer, &probe)) {
@@ -204,26 +238,35 @@ int cmd_scan_main(int argc, char **argv)
 	if (consumer)
 		host_elf_free(&probe);
 	host_scan_run(&s, argv + optind, argc - optind);
+	if (ask)
+		host_scan_ask(&s, helper, ask_timeout_ms());
 	gt_scan_judge(&s, &findings);
 	for_from = findings.n;
 	if (consumer) {
 		fr = host_scan_for_run(consumer, &s);
 		gt_scan_for_judge(fr, &findings);
 	}
+	if (arch_arg) {
+		gt_scan_arch_judge(&s, major, minor, &arch);
+		want_arch = &arch;
+	}
 	print_problems(&s);
+	so = (struct scan_out){ &s, &findings, fr, for_from, want_arch, NULL };
 	if (out_dir || prometheus)
-		status = write_outputs(out_dir, prometheus, &s, &findings, fr, for_from);
+		status = write_outputs(out_dir, prometheus, &so);
 	else
 		status = 0;
 	/* with -o DIR the JSON went to the file: stdout stays quiet */
 	if (!out_dir && dot)
 		gt_render_scan_dot(stdout, fr, &findings);
 	else if (!out_dir && json)
-		gt_render_scan_json(stdout, &s, &findings, fr, for_from);
+		gt_render_scan_json(stdout, &s, &findings, fr, for_from, want_arch);
 	else if (!out_dir)
-		gt_render_scan_text(stdout, &s, &findings, fr, for_from, cmd_color_on(color, stdout));
+		gt_render_scan_text(stdout, &s, &findings, fr, for_from, want_arch, cmd_color_on(color, stdout));
 	if (!status)
 		status = gt_scan_status(&findings);
+	if (want_arch)
+		gt_scan_arch_free(want_arch);
 	host_scan_for_free(fr);
 	gt_findings_free(&findings);
 	host_scan_free(&s);

@@ -4,7 +4,7 @@
 _gputrace_subcommands="report scan doctor diff retry"
 _gputrace_trace_opts="-o --output --append -q --quiet --try-fixes --color -h --help -V --version"
 _gputrace_report_opts="--json --tree --dot --svg --html --all --prometheus --color -h --help"
-_gputrace_scan_opts="--json --for --dot -o --output --prometheus --color -h --help"
+_gputrace_scan_opts="--json --for --dot --arch --ask -o --output --prometheus --color -h --help"
 _gputrace_doctor_opts="--json --python --color -h --help"
 _gputrace_diff_opts="--json -h --help"
 _gputrace_retry_opts="--fix --all-fixes -y --yes --json -o --output -h --help"
@@ -39,6 +39,10 @@ _gputrace()
 		;;
 	--python)
 		COMPREPLY=($(compgen -c -- "$cur"))
+		return
+		;;
+	--arch)
+		COMPREPLY=($(compgen -W "sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121" -- "$cur"))
 		return
 		;;
 	esac

@@ -12,7 +12,9 @@
  *     flags (u64 @40: 0x2000 or 0x8000 compressed; 0x100000 an `a`
  *     arch-specific build; 0x200000 an `f` family build).
  * The payload is skipped by its size: only headers are read, so a library
- * with a 300 MB section costs one small read per entry. */
+ * with a 300 MB section costs one small read per entry. The one exception: a
+ * small uncompressed SASS payload (a cubin, an ELF file) is read to see
+ * whether it holds a kernel at all (libcufftw's only image has none). */
 #define _GNU_SOURCE
 #include "host/fatbin.h"
 
@@ -39,6 +41,8 @@
 #define FLAG_COMPRESSED 0x8000ull
 #define FLAG_ARCH_SPECIFIC 0x100000ull
 #define FLAG_FAMILY 0x200000ull
+/* An uncompressed cubin up to this size is read whole to look for a kernel. */
+#define SMALL_CUBIN (64 * 1024)
 /* Containers are packed; a gap of zeros (alignment) is skipped up to this much. */
 #define MAX_GAP 4096
 
@@ -104,7 +108,42 @@ static void add_image(struct host_fatbin *fb, bool ptx, int arch, char variant, 
 	im->compressed += compressed;
 }
 
-static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool relocatable)
+/* False only for a cubin read whole whose sections are all known and none
+ * is code (.text.NAME, one per kernel); anything unexpected counts as code. */
+static bool cubin_has_code(const unsigned char *p, uint64_t n)
+{
+	uint64_t shoff, names;
+	uint16_t shentsize, shnum, shstrndx, i;
+
+	if (n < 64 || memcmp(p, "\177ELF", 4) != 0 || p[4] != 2 || p[5] != 1)
+		return true;
+	shoff = le64(p + 0x28);
+	shentsize = le16(p + 0x3a);
+	shnum = le16(p + 0x3c);
+	shstrndx = le16(p + 0x3e);
+	if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
+		return true;
+	names = le64(p + shoff + (uint64_t)shstrndx * shentsize + 0x18);
+	for (i = 0; i < shnum; i++) {
+		uint32_t name = le32(p + shoff + (uint64_t)i * shentsize);
+
+		if (names > n || name >= n - names || memchr(p + names + name, 0, n - names - name) == NULL)
+			return true;
+		if (strncmp((const char *)p + names + name, ".text", 5) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool empty_cubin(int fd, unsigned long long at, uint64_t size)
+{
+	static unsigned char buf[SMALL_CUBIN];
+
+	return size <= sizeof(buf) && read_at(fd, at, buf, (size_t)size) && !cubin_has_code(buf, size);
+}
+
+static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool relocatable, int fd,
+		      unsigned long long payload)
 {
 	uint16_t kind = le16(h);
 	uint64_t flags = le64(h + 40);
@@ -116,6 +155,10 @@ static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool reloc
 	if ((kind != ENTRY_KIND_PTX && kind != ENTRY_KIND_SASS && kind != ENTRY_KIND_SASS_ALT) ||
 	    arch == 0 || arch > 10000) {
 		fb->other_entries++;
+		return;
+	}
+	if (kind != ENTRY_KIND_PTX && !compressed && empty_cubin(fd, payload, le64(h + 8))) {
+		fb->empty_entries++;
 		return;
 	}
 	add_image(fb, kind == ENTRY_KIND_PTX, (int)arch, variant, relocatable, compressed);
@@ -138,7 +181,7 @@ static bool read_entries(int fd, unsigned long long start, unsigned long long en
 		psize = le64(h + 8);
 		if (hsize < ENTRY_HEADER_MIN || hsize > end - at || psize > end - at - hsize)
 			return false;
-		add_entry(fb, h, relocatable);
+		add_entry(fb, h, relocatable, fd, at + hsize);
 		at += hsize + psize;
 	}
 	return true;

@@ -24,6 +24,9 @@ struct host_fatbin {
 	bool has_device_code;  /* a fat-binary section with at least one container */
 	unsigned containers, entries;
 	unsigned other_entries;  /* neither SASS nor PTX (LTO IR ...): not judged */
+	unsigned empty_entries;  /* SASS without a kernel (a cubin with no .text section, as
+	                            nvcc makes for a file with only __device__ data): nothing
+	                            there could fail to run, so no image of its own */
 	unsigned long long section_bytes;
 	struct host_fatbin_image images[HOST_FATBIN_MAX_IMAGES]; /* sorted: SASS first, by arch */
 	size_t nimages;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "common/nvidia_driver.h"
 #include "host/scan.h"
+#include "host/ask_version.h"
 #include "host/embedded_version.h"
 #include "common/xalloc.h"
 
@@ -140,6 +141,63 @@ static void embedded_version(struct host_copy *c)
 		return;
 	snprintf(c->version, sizeof(c->version), "%s", v);
 	c->version_source = "embedded";
+}
+
+/* X.Y.Z or longer: nothing to ask. */
+static bool full_version(const char *v)
+{
+	const char *dot = strchr(v, '.');
+
+	return dot && strchr(dot + 1, '.');
+}
+
+static bool same_folder(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+static void ask_one(struct host_copy *c, const char *helper, int timeout_ms)
+{
+	char version[64], from[PATH_MAX], err[sizeof(c->ask_error)];
+
+	if (!host_ask_version(helper, c->fi.component, c->real_path, timeout_ms, version, sizeof(version), from,
+			      sizeof(from), err, sizeof(err))) {
+		snprintf(c->ask_error, sizeof(c->ask_error), "%s", err);
+		return;
+	}
+	/* an answer for another install's file is not this file's version */
+	if (from[0] && !same_folder(from, c->real_path)) {
+		snprintf(c->ask_error, sizeof(c->ask_error), "the answer, %.24s, is that of %.160s, from another folder",
+			 version, from);
+		return;
+	}
+	snprintf(c->version, sizeof(c->version), "%s", version);
+	c->version_source = "asked";
+}
+
+void host_scan_ask(struct host_scan *s, const char *helper, int timeout_ms)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->ncopies; i++) {
+		struct host_copy *c = &s->copies[i];
+
+		if (!c->real_path || !c->elf.ok || c->stub || full_version(c->version) ||
+		    strcmp(c->version_source, "embedded") == 0)
+			continue;
+		for (k = 0; k < i; k++)  /* a file's other names were asked already */
+			if (s->copies[k].real_path && strcmp(s->copies[k].real_path, c->real_path) == 0)
+				break;
+		if (k == i) {
+			ask_one(c, helper, timeout_ms);
+			continue;
+		}
+		memcpy(c->version, s->copies[k].version, sizeof(c->version));
+		c->version_source = s->copies[k].version_source;
+		memcpy(c->ask_error, s->copies[k].ask_error, sizeof(c->ask_error));
+	}
 }
 
 static void add_copy(struct host_scan *s, const char *path, const char *where)

@@ -34,6 +34,7 @@ struct host_copy {
 	struct host_elf_info elf;   /* class, machine, SONAME */
 	bool stub;                /* a libcuda stub (the toolkit's link-only copy) */
 	bool in_cache;            /* ld.so.cache names this path */
+	char ask_error[256];      /* --ask: why its version function gave no answer, "" if none */
 };
 
 struct host_scan {
@@ -56,5 +57,11 @@ const char *host_where_label(const char *where);
 /* Scans the usual places (roots == NULL) or the given roots. */
 void host_scan_run(struct host_scan *s, char *const *roots, int nroots);
 void host_scan_free(struct host_scan *s);
+/* --ask: each file whose version stops short of X.Y.Z (and is not read from
+ * the file itself) is asked through its own version function, in a child
+ * process run from helper (host/ask_version.h), once per real file: the
+ * answer becomes its version (version_source "asked"), a failure its
+ * ask_error. */
+void host_scan_ask(struct host_scan *s, const char *helper, int timeout_ms);
 
 #endif

@@ -45,7 +45,11 @@
  * reason of the first missing layer. cudnn_create runs whenever cuDNN loaded:
  * its own status is part of the diagnosis (1001 without a driver).
  *
- * Exit status: 0 when no step FAILED, else 1. */
+ * Exit status: 0 when no step FAILED, else 1.
+ *
+ * gputrace-probe --ask-version COMPONENT FILE is another job: one library's
+ * answer to its own version function, for gputrace scan --ask
+ * (probe/ask_version.h). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -58,6 +62,7 @@
 #include <unistd.h>
 
 #include "gputrace/status_names.h"
+#include "probe/ask_version.h"
 
 #define MIB (1024UL * 1024UL)
 #define SGEMM_N 4096
@@ -679,10 +684,12 @@ static void release_cublas(void)
 	probe.cublas = NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* line-buffered: a crash in a library keeps the steps before it */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "--ask-version") == 0)
+		return probe_ask_version(argv[2], argv[3]);
 	check_driver();
 	check_runtime();
 	check_devices();

@@ -111,6 +111,10 @@ static void print_file(FILE *f, const struct host_copy *const *copies, size_t n)
 			gt_printable(c->package.version));
 	if (strcmp(c->version_source, "embedded") == 0)
 		fprintf(f, " (version read from the file)");
+	else if (strcmp(c->version_source, "asked") == 0)
+		fprintf(f, " (version asked of the library)");
+	if (c->ask_error[0])
+		fprintf(f, " (--ask: %s)", gt_printable(c->ask_error));
 	if (c->stub)
 		fprintf(f, " (stub)");
 	fputc('\n', f);
@@ -166,7 +170,8 @@ static const char *for_verdict(const struct gt_findings *fs, size_t for_from)
 }
 
 void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, size_t for_from, bool color)
+			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
+			 bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
@@ -188,18 +193,22 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 	if (s->kmod[0])
 		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
 			gt_printable(s->gpus));
-	/* With --for, the consumer's tree is the answer: the host's listing is
-	 * what a plain scan prints. */
-	for (i = 0; i < s->ncopies && !fr; i++)
+	/* With --for, the consumer's tree is the answer, with --arch the files
+	 * against it: the host's listing is what a plain scan prints. */
+	bool listing = !fr && !arch;
+
+	for (i = 0; i < s->ncopies && listing; i++)
 		sorted[i] = &s->copies[i];
-	if (!fr)
+	if (listing)
 		qsort(sorted, s->ncopies, sizeof(*sorted), by_component);
-	for (i = start = 0; i < s->ncopies && !fr; i++)
+	for (i = start = 0; i < s->ncopies && listing; i++)
 		if (i + 1 == s->ncopies || !same_real(sorted[i], sorted[i + 1])) {
 			print_file(f, sorted + start, i + 1 - start);
 			start = i + 1;
 		}
 	free(sorted);
+	if (arch)
+		gt_render_scan_arch_text(f, arch);
 	if (fr) {
 		print_for(f, fr);
 		fprintf(f, "verdict for %s: %s (%zu finding%s about what it would load)\n", gt_printable(fr->consumer),
@@ -229,6 +238,8 @@ static json_t *copy_json(const struct host_copy *c)
 	json_object_set_new(o, "component", json_string(c->fi.component));
 	json_object_set_new(o, "version", c->version[0] ? json_string(c->version) : json_null());
 	json_object_set_new(o, "version_source", json_string(c->version_source));
+	if (c->ask_error[0])
+		gt_evidence_str(o, "ask_error", c->ask_error);
 	json_object_set_new(o, "soname", json_null());
 	gt_evidence_str(o, "soname", c->elf.ok ? c->elf.soname : NULL);
 	if (c->elf.ok) {
@@ -265,7 +276,7 @@ static json_t *scan_env_json(void)
 }
 
 void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, size_t for_from)
+			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch)
 {
 	json_t *root = json_object(), *copies = json_array(), *probs = json_array();
 	char host[256];
@@ -295,6 +306,8 @@ void gt_render_scan_json(FILE *f, const struct host_scan *s, const struct gt_fin
 		json_object_set_new(fo, "verdict", json_string(for_verdict(fs, for_from)));
 		json_object_set_new(root, "for", fo);
 	}
+	if (arch)
+		json_object_set_new(root, "arch", gt_scan_arch_json(arch));
 	json_dumpf(root, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	fputc('\n', f);
 	json_decref(root);

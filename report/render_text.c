@@ -66,6 +66,23 @@ void gt_tried_folder(const char *path, char *out, size_t cap)
 	}
 }
 
+size_t gt_search_places(const struct gt_search *s)
+{
+	char folder[4096], other[4096];
+	size_t i, k, n = 0;
+
+	for (i = 0; i < s->ntries; i++) {
+		gt_tried_folder(s->tries[i].path, folder, sizeof(folder));
+		for (k = 0; k < i; k++) {
+			gt_tried_folder(s->tries[k].path, other, sizeof(other));
+			if (strcmp(folder, other) == 0)
+				break;
+		}
+		n += k == i;
+	}
+	return n;
+}
+
 static void print_tried(FILE *f, json_t *tried)
 {
 	char seen[32][1024], folder[1024];

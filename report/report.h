@@ -75,6 +75,9 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 /* The folder a tried candidate was in, without the hwcaps and tls
  * subfolders the loader tries inside each folder (render_text.c). */
 void gt_tried_folder(const char *path, char *out, size_t cap);
+/* How many folders a search tried, each with its hwcaps and tls subfolders
+ * folded into it (the places a user would name; the paths are s->ntries). */
+size_t gt_search_places(const struct gt_search *s);
 
 /* How the process ended, in words. */
 void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap);

@@ -2,6 +2,7 @@
  * 35 ("driver version is insufficient") and cuDNN 1001, which hide the cause. */
 #include <string.h>
 
+#include "report/report.h"
 #include "report/rules.h"
 
 static const char fix[] =
@@ -24,8 +25,9 @@ void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
 			   "no CUDA driver: libcuda.so.1 could not be loaded%s",
 			   s ? "" : " (the runtime answered 35)");
 	if (s) {
-		e = gt_evidence_add(f, "%s searched for libcuda.so.1 in %zu places and found none",
-				    s->requester ? s->requester : "the program", s->ntries);
+		e = gt_evidence_add(f, "%s searched for libcuda.so.1 in %zu places (%zu paths, with the hwcaps "
+				    "subfolders) and found none", s->requester ? s->requester : "the program",
+				    gt_search_places(s), s->ntries);
 		gt_evidence_str(e, "name", "libcuda.so.1");
 		gt_evidence_str(e, "requester", s->requester);
 		gt_evidence_tries(e, s);

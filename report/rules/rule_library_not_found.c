@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/report.h"
 #include "report/rules.h"
 
 /* Folders where CUDA libraries usually live, from the traced environment and
@@ -112,14 +113,15 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
 								   "matching your CUDA)" : "");
 		f = gt_finding_add(out, "library-not-found", GT_SEV_ERROR, m, fix,
-				   "%s: cannot open shared object file (searched %zu places)", s->name,
-				   s->ntries);
+				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
+				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
 		if (elsewhere) {
 			gt_folder_of(copy, dir, sizeof(dir));
 			gt_fix_list_append(f, "LD_LIBRARY_PATH", dir);
 		}
-		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths",
-				    s->requester ? s->requester : "the program", s->name, s->ntries);
+		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths in %zu places",
+				    s->requester ? s->requester : "the program", s->name, s->ntries,
+				    gt_search_places(s));
 		gt_evidence_str(e, "name", s->name);
 		gt_evidence_str(e, "requester", s->requester);
 		gt_evidence_tries(e, s);

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import platform
+import re
 import sys
 import time
 import tempfile
@@ -105,6 +106,15 @@ class RealLibrariesNoDriver(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("the first layer that fails: driver", out)
         self.assertIn("searched: ", out)
+        # the places are the folders of the searched: line, hwcaps subfolders
+        # folded in (issue 16); the paths are every one the loader tried
+        m = re.search(r"searched for libcuda\.so\.1 in (\d+) places \((\d+) paths, with the hwcaps subfolders\)", out)
+        self.assertIsNotNone(m, out)
+        line = [ln for ln in out.splitlines() if ln.strip().startswith("searched: ")][0]
+        folders = line.strip()[len("searched: "):].rsplit(" (", 1)[0].split(", ")
+        self.assertEqual(int(m.group(1)), len(folders), line)
+        self.assertFalse([f for f in folders if "hwcaps" in f or f.endswith(("/haswell", "/avx512_1", "/tls"))])
+        self.assertIn("(%s paths)" % m.group(2), line)
 
 
 class FakeChains(unittest.TestCase):

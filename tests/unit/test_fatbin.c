@@ -129,6 +129,26 @@ START_TEST(test_no_device_code)
 }
 END_TEST
 
+/* __device__ data and no kernel: nvcc embeds an sm_75 cubin without a code
+ * section; it is no image (nothing there could fail to run), while the
+ * one-kernel fixtures' cubins are. */
+START_TEST(test_cubin_without_kernel)
+{
+	const struct host_fatbin *fb = read_fixture("empty_sm75.o"), *kernel;
+
+	if (!fb)
+		return;
+	ck_assert(fb->has_device_code);
+	ck_assert_uint_eq(fb->nimages, 0);
+	ck_assert_uint_eq(fb->empty_entries, 1);
+	ck_assert_uint_eq(fb->entries, 1);
+	kernel = read_fixture("sm80.o");
+	ck_assert_ptr_nonnull(kernel);
+	ck_assert_uint_eq(kernel->empty_entries, 0);
+	ck_assert_uint_eq(kernel->nimages, 1);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	char err[256] = "";
@@ -383,6 +403,7 @@ Suite *fatbin_suite(void)
 	tcase_add_test(tc, test_ptx_only_uncompressed);
 	tcase_add_test(tc, test_relocatable);
 	tcase_add_test(tc, test_no_device_code);
+	tcase_add_test(tc, test_cubin_without_kernel);
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_hand_made_sections);
 	tcase_add_test(tc, test_compatibility_rules);

@@ -382,6 +382,31 @@ END_TEST
 
 /* ---- library-not-found ---- */
 
+/* The loader tries each folder's hwcaps and tls subfolders first (glibc 2.36
+ * on x86-64: glibc-hwcaps/x86-64-v3, tls/haswell/avx512_1/x86_64 ...): one
+ * place each, however many paths. */
+START_TEST(test_searched_places_fold_hwcaps)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), OPEN(CUDART), SEARCH(3, "libcudnn.so.9", PROG),
+		    NOT_FOUND(3, "libcudnn.so.9", TRY("/x/lib/glibc-hwcaps/x86-64-v3/libcudnn.so.9", "default") ","
+			      TRY("/x/lib/tls/haswell/avx512_1/x86_64/libcudnn.so.9", "default") ","
+			      TRY("/x/lib/haswell/avx512_1/libcudnn.so.9", "default") ","
+			      TRY("/x/lib/x86_64/libcudnn.so.9", "default") "," TRY("/x/lib/libcudnn.so.9", "default") ","
+			      TRY("/y/lib/glibc-hwcaps/x86-64-v2/libcudnn.so.9", "default") ","
+			      TRY("/y/lib/libcudnn.so.9", "default")),
+		    FX_END, NULL);
+	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 2 places)");
+	assert_contains(json_string_value(json_object_get(json_array_get(f->evidence, 0), "what")),
+			"the loader tried 7 paths in 2 places");
+	ck_assert_uint_eq(tried_count(f), 7);
+	fx_free(&d);
+}
+END_TEST
+
 START_TEST(test_library_not_found_with_copy)
 {
 	struct fx_diag d;
@@ -394,7 +419,7 @@ START_TEST(test_library_not_found_with_copy)
 		    NOT_FOUND(3, "libcudnn.so.9", TRY("/nonexistent/cuda-13.0/lib64/libcudnn.so.9", "runpath")),
 		    FX_END, NULL);
 	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
-	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 1 places)");
+	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 1 place)");
 	snprintf(want, sizeof(want), "A copy exists at %s", fx_path("cuda/lib64/libcudnn.so.9"));
 	assert_contains(f->fix, want);
 	ck_assert(fx_evidence_has(f, "path", fx_path("cuda/lib64/libcudnn.so.9")));
@@ -1258,7 +1283,8 @@ Suite *rules_suite(void)
 		{ "no_device", { test_no_device, test_no_device_visible_devices, test_no_device_not_with_devices } },
 		{ "cpu_only_build", { test_cpu_only_build, test_cpu_only_build_not_with_cuda_runtime,
 				      test_cpu_only_build_not_without_framework } },
-		{ "library_not_found", { test_library_not_found_with_copy, test_library_not_found_without_copy,
+		{ "library_not_found", { test_searched_places_fold_hwcaps, test_library_not_found_with_copy,
+					 test_library_not_found_without_copy,
 					 test_library_not_found_once_per_name,
 					 test_library_not_found_not_when_a_version_loaded,
 					 test_library_not_found_not_for_driver_ours_or_others } },
