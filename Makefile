@@ -186,6 +186,10 @@ KERNEL_GENCODE_sm86_ptx80_all_compressed := -Xfatbin=-compress-all -gencode arch
 KERNEL_GENCODE_ptx80_uncompressed := --no-compress -gencode arch=compute_80,code=compute_80
 KERNEL_GENCODE_rdc_sm75_ptx75 := -rdc=true -gencode arch=compute_75,code=[sm_75,compute_75]
 KERNEL_FIXTURES := $(patsubst KERNEL_GENCODE_%,$(KERNELS)/%.o,$(filter KERNEL_GENCODE_%,$(.VARIABLES)))
+# A file with __device__ data and no kernel: nvcc still embeds a cubin, one
+# without code (libcufftw.so.12 of CUDA 13.0 carries only such an image).
+# (Listed here, before TEST_PROGS takes the list's value.)
+KERNEL_FIXTURES += $(KERNELS)/empty_sm75.o
 # Programs with those kernels against the fake runtime with a device
 # (fixtures cuda-13-kernels/): the no-kernel-image end-to-end tests.
 KERNEL_FAKE_RT := $(BUILD)/fixtures/cuda-13-kernels/lib64
@@ -196,9 +200,6 @@ ifneq ($(NVCC),)
 TEST_PROGS += $(KERNEL_FIXTURES) $(KERNEL_PROGS)
 endif
 
-# A file with __device__ data and no kernel: nvcc still embeds a cubin, one
-# without code (libcufftw.so.12 of CUDA 13.0 carries only such an image).
-KERNEL_FIXTURES += $(KERNELS)/empty_sm75.o
 $(KERNELS)/empty_sm75.o: tests/progs_cuda/device_data_only.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -c -o $@ $< --no-compress -gencode arch=compute_75,code=sm_75

@@ -10,7 +10,8 @@
  *     kind (u16 @0: 1 PTX, 2 SASS cubin, 8 LTO IR), header size (u32 @4),
  *     payload size with padding (u64 @8), arch (u32 @28: 90 for sm_90),
  *     flags (u64 @40: 0x2000 or 0x8000 compressed; 0x100000 an `a`
- *     arch-specific build; 0x200000 an `f` family build).
+ *     arch-specific build; 0x200000 an `f` family build), and for a
+ *     compressed entry its size uncompressed (u64 @56).
  * The payload is skipped by its size: only headers are read, so a library
  * with a 300 MB section costs one small read per entry. The one exception: a
  * small uncompressed SASS payload (a cubin, an ELF file) is read to see
@@ -83,7 +84,7 @@ static int image_order(const void *a, const void *b)
 }
 
 static void add_image(struct host_fatbin *fb, bool ptx, int arch, char variant, bool relocatable,
-		      bool compressed)
+		      bool compressed, unsigned long long bytes)
 {
 	struct host_fatbin_image *im = NULL;
 	size_t i;
@@ -106,6 +107,7 @@ static void add_image(struct host_fatbin *fb, bool ptx, int arch, char variant, 
 	im->relocatable = im->relocatable && relocatable;
 	im->entries++;
 	im->compressed += compressed;
+	im->bytes += bytes;
 }
 
 /* False only for a cubin read whole whose sections are all known and none
@@ -161,7 +163,8 @@ static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool reloc
 		fb->empty_entries++;
 		return;
 	}
-	add_image(fb, kind == ENTRY_KIND_PTX, (int)arch, variant, relocatable, compressed);
+	add_image(fb, kind == ENTRY_KIND_PTX, (int)arch, variant, relocatable, compressed,
+		  compressed ? le64(h + 56) : le64(h + 8));
 }
 
 /* The entries of one container, [start, end). False when a header is bad. */

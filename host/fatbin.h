@@ -16,6 +16,7 @@ struct host_fatbin_image {
 	bool relocatable;      /* only in __nv_relfatbin: code for a later device link */
 	unsigned entries;      /* how many entries of this kind */
 	unsigned compressed;   /* how many of them are compressed */
+	unsigned long long bytes; /* their payloads, uncompressed (what the driver gets) */
 };
 
 #define HOST_FATBIN_MAX_IMAGES 64

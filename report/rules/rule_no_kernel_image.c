@@ -2,7 +2,10 @@
  * can run: no SASS for its architecture and no PTX the driver could compile
  * for it. Its kernels fail with 209 (cudaErrorNoKernelImageForDevice,
  * CUDA_ERROR_NO_BINARY_FOR_GPU), and a 209 in the trace is caused by this.
- * Code that only runs through PTX (JIT at start-up) is an info line. The
+ * Code that only runs through PTX (JIT) is an info line, for the program's
+ * own kernels and for a library with at least JIT_WORTH_SAYING of PTX to
+ * compile: a few kilobytes of PTX (libcufile's, which torch loads on every
+ * H200) compile in milliseconds, and saying so on a healthy run is noise. The
  * device comes from the program's own calls ("device" lines); files are
  * read from disk, headers only (host/fatbin.c), and only for processes that
  * named a device or got a 209. Files without device code are never judged,
@@ -15,6 +18,7 @@
 
 #define NO_KERNEL_IMAGE 209
 #define MAX_JUDGED 512
+#define JIT_WORTH_SAYING (1ull << 20)
 
 struct judged {
 	const struct gt_object *obj;
@@ -81,6 +85,13 @@ static bool seen_before(const struct judged *v, size_t n, const char *path)
 	return false;
 }
 
+/* Is compiling this file's PTX worth a line? The program's own kernels
+ * always (its author can add SASS); a library's when its PTX is large. */
+static bool jit_costs(const struct gt_object *o, const struct host_fatbin_image *via)
+{
+	return o->main || (via && via->bytes >= JIT_WORTH_SAYING);
+}
+
 /* The loaded files with device code, each judged against the device (when known). */
 static size_t judge_objects(const struct gt_process *p, const struct device_cc *d, struct judged *v)
 {
@@ -101,6 +112,8 @@ static size_t judge_objects(const struct gt_process *p, const struct device_cc *
 		v[n].fb = fb;
 		v[n].via = NULL;
 		v[n].fit = d ? gt_fatbin_fit(fb, d->major, d->minor, &v[n].via) : GT_FIT_NONE;
+		if (v[n].fit == GT_FIT_JIT && !jit_costs(o, v[n].via))
+			continue;
 		if (v[n].fit != GT_FIT_NO_CODE)
 			n++;
 	}
@@ -132,6 +145,8 @@ static json_t *evidence_file(struct gt_finding *f, const struct judged *j, const
 	gt_evidence_str(e, "fit", j->fit == GT_FIT_JIT ? "jit" : "none");
 	if (via[0])
 		gt_evidence_str(e, "via", via);
+	if (j->fit == GT_FIT_JIT && j->via)
+		gt_evidence_int(e, "ptx_bytes", (long long)j->via->bytes);
 	if (j->fb->partial)
 		json_object_set_new(e, "partial", json_true());
 	return e;
@@ -200,8 +215,9 @@ static void report_known_device(const struct gt_proc_model *m, const struct devi
 		if (!jit)
 			return;
 		f = gt_finding_add(out, "no-kernel-image", GT_SEV_INFO, m,
-				   "Nothing to fix for correctness. The driver compiles this PTX when the program "
-				   "starts, which can take minutes for a large library; the result is cached in "
+				   "Nothing to fix for correctness. The driver compiles this PTX when the kernels are "
+				   "loaded (at start-up, or at their first use with CUDA_MODULE_LOADING=LAZY), which "
+				   "can take minutes for a large library; the result is cached in "
 				   "CUDA_CACHE_PATH (default ~/.nv/ComputeCache), which must be writable and kept, "
 				   "up to CUDA_CACHE_MAXSIZE bytes (raise it, up to 4 GiB, when the cache is too "
 				   "small for these kernels). A build with SASS for this GPU starts without it.",

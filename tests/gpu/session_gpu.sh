@@ -17,6 +17,7 @@ script_of() {
 	html) echo tests/gpu/html_gpu.sh ;;
 	copies) echo tests/gpu/copies_gpu.sh ;;
 	stack) echo tests/gpu/stack_gpu.sh ;;
+	scandoctor) echo tests/gpu/scan_doctor_s4_gpu.sh ;;
 	*) echo "" ;;
 	esac
 }

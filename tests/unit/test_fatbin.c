@@ -206,6 +206,33 @@ START_TEST(test_hand_made_sections)
 }
 END_TEST
 
+/* A PTX entry's size is what the driver compiles: the payload as it is, or
+ * for a compressed one the size its header gives uncompressed (@56). */
+START_TEST(test_ptx_bytes)
+{
+	unsigned char buf[512] = { 0 };
+	unsigned long long big = 2ull << 20, flags = 0x8000;
+	struct host_fatbin fb;
+	size_t n;
+	FILE *f;
+
+	n = put_container(buf, 1, 80, 8, 64 + 8);
+	memcpy(buf + 16 + 40, &flags, 8);
+	memcpy(buf + 16 + 56, &big, 8);
+	n += put_container(buf + n, 1, 90, 16, 64 + 16);
+	fx_put("ptx.bin", (const char *)buf, n);
+	f = fopen(fx_path("ptx.bin"), "rb");
+	memset(&fb, 0, sizeof(fb));
+	host_fatbin_read_section(fileno(f), 0, n, false, &fb);
+	fclose(f);
+	ck_assert_uint_eq(fb.nimages, 2);
+	ck_assert(fb.images[0].ptx && fb.images[0].arch == 80 && fb.images[0].compressed == 1);
+	ck_assert_uint_eq(fb.images[0].bytes, big);
+	ck_assert(fb.images[1].ptx && fb.images[1].arch == 90);
+	ck_assert_uint_eq(fb.images[1].bytes, 16);
+}
+END_TEST
+
 static struct host_fatbin_image image(bool ptx, int arch, char variant)
 {
 	struct host_fatbin_image im = { .ptx = ptx, .arch = arch, .variant = variant };
@@ -362,6 +389,53 @@ START_TEST(test_rule_ptx_only_is_info)
 }
 END_TEST
 
+#define OPEN_LIB(name) "{'ev':'open','t_us':1700000000000060,'path':'$TMP/" name "','soname':'" name "','ns':0}"
+
+/* As on the H200 with torch 2.11: libcufile.so.0 carries sm_75, sm_80,
+ * sm_86 and a little compute_86 PTX. A library's few kilobytes of PTX
+ * compile in milliseconds: no line on a healthy run. */
+START_TEST(test_rule_small_ptx_in_a_library_is_silent)
+{
+	struct fx_diag d;
+
+	fx_build_lib("prog", NULL);
+	if (!copy_fixture("ptx80_uncompressed.o", "libsmallptx.so"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, OPEN_LIB("libsmallptx.so"), DEVICE_90, FX_END, NULL);
+	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	fx_free(&d);
+}
+END_TEST
+
+/* A library with megabytes of PTX for the device and no SASS: the info
+ * line, with the size to compile. */
+START_TEST(test_rule_large_ptx_in_a_library_is_info)
+{
+	unsigned char buf[256] = { 0 };
+	unsigned long long big = 3ull << 20, flags = 0x8000;
+	char cmd[8192];
+	struct fx_diag d;
+	const struct gt_finding *f;
+	size_t n;
+
+	fx_build_lib("prog", NULL);
+	fx_build_lib("libbigptx.so", NULL);
+	n = put_container(buf, 1, 80, 8, 64 + 8);
+	memcpy(buf + 16 + 40, &flags, 8);
+	memcpy(buf + 16 + 56, &big, 8);
+	fx_put("bigptx.bin", (const char *)buf, n);
+	snprintf(cmd, sizeof(cmd), "objcopy --add-section .nv_fatbin=%s --set-section-flags .nv_fatbin=alloc,readonly %s",
+		 fx_path("bigptx.bin"), fx_path("libbigptx.so"));
+	ck_assert_int_eq(system(cmd), 0);
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, OPEN_LIB("libbigptx.so"), DEVICE_90, FX_END, NULL);
+	f = fx_finding(&d, "no-kernel-image");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_INFO);
+	ck_assert(fx_evidence_has(f, "via", "compute_80"));
+	fx_free(&d);
+}
+END_TEST
+
 START_TEST(test_rule_209_without_device)
 {
 	struct fx_diag d;
@@ -406,6 +480,7 @@ Suite *fatbin_suite(void)
 	tcase_add_test(tc, test_cubin_without_kernel);
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_hand_made_sections);
+	tcase_add_test(tc, test_ptx_bytes);
 	tcase_add_test(tc, test_compatibility_rules);
 	tcase_add_test(tc, test_fit_prefers_sass_and_skips_relocatable);
 	tcase_add_test(tc, test_parse_arch);
@@ -413,6 +488,8 @@ Suite *fatbin_suite(void)
 	tcase_add_test(tc, test_rule_matching_sass_is_silent);
 	tcase_add_test(tc, test_rule_without_a_209_is_a_warning);
 	tcase_add_test(tc, test_rule_ptx_only_is_info);
+	tcase_add_test(tc, test_rule_small_ptx_in_a_library_is_silent);
+	tcase_add_test(tc, test_rule_large_ptx_in_a_library_is_info);
 	tcase_add_test(tc, test_rule_209_without_device);
 	tcase_add_test(tc, test_rule_ignores_files_without_device_code);
 	suite_add_tcase(s, tc);
