@@ -678,10 +678,8 @@ void gt_model_free(struct gt_proc_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)
+const char *gt_object_preloaded_root(const struct gt_process *p, const struct gt_object *ob)
 {
-	const struct gt_process *p = m->proc;
-	const struct gt_object *ob = l->obj;
 	size_t depth, i;
 
 	for (depth = 0; ob && depth < 32; depth++) {
@@ -695,6 +693,11 @@ const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct 
 		ob = i < p->nobjects && &p->objects[i] != ob ? &p->objects[i] : NULL;
 	}
 	return NULL;
+}
+
+const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)
+{
+	return gt_object_preloaded_root(m->proc, l->obj);
 }
 
 size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family)

@@ -89,6 +89,8 @@ void gt_lib_mechanism(const struct gt_lib *l, char *out, size_t cap);
 /* The object LD_PRELOAD put in the process that, directly or through the
  * objects it needed, brought l in; NULL if none did. */
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l);
+/* The same for any object of the process: NULL when no preload brought it in. */
+const char *gt_object_preloaded_root(const struct gt_process *p, const struct gt_object *ob);
 
 /* Whether a package's version is the library's own: the package is that
  * library's distribution (nvidia-cudnn-cu13, libcudnn9-cuda-12, conda's

@@ -212,6 +212,20 @@ class Retry(Case):
                               "mixed-versions")
         self.assertEqual(run["fix"], "unset LD_PRELOAD")
 
+    def test_system_cudnn_front_in_ld_preload(self):
+        """The whole system cuDNN 9.14 front in LD_PRELOAD (left in a shell
+        profile or a launcher, or set "to fix" an earlier error as
+        davisking/dlib#2719 advises): torchlike's DT_NEEDED binds to it with no
+        search; shadowed-library says so, and retry without LD_PRELOAD runs on
+        the wheel's 9.19 with nothing left to say."""
+        env = dict(llp("driver"), LD_PRELOAD=fix("system/lib/libcudnn.so.9"))
+        pre = self.finding(self.traced([fix("scenarios/sc_torchlike")], env), "shadowed-library")
+        self.assertEqual(pre["fix_data"], {"env": {"unset": ["LD_PRELOAD"]}})
+        run = self.check_gone([fix("scenarios/sc_torchlike")], env, "shadowed-library")
+        self.assertEqual(run["fix"], "unset LD_PRELOAD")
+        self.assertTrue(run["all_clear"], run["new"])
+        self.assertEqual(run["exit"], 0)
+
     def test_visible_devices_set_empty(self):
         run = self.check_gone([CUDA_OPS, "n"], dict(llp("driver"), CUDA_VISIBLE_DEVICES=""), "no-device")
         self.assertEqual(run["fix"], 'CUDA_VISIBLE_DEVICES="0"')

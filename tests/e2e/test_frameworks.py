@@ -174,6 +174,28 @@ class Frameworks(unittest.TestCase):
         rc, d = report_json(r.outdir)
         self.assertEqual(findings(d, "framework-mismatch"), [])
 
+    def test_torch_pin_and_a_system_cudnn_in_ld_preload(self):
+        """A system cuDNN 9.14 front in LD_PRELOAD, under a torch that pins
+        nvidia-cudnn-cu13==9.19.0.56: libtorch_cuda.so's DT_NEEDED binds to
+        the preloaded copy without a search. shadowed-library names the wheel's
+        copy its RPATH would give it (on paper), an error since torch declares
+        another release; framework-mismatch says the pin is violated."""
+        lib = self.torch_layout()
+        r = self.run_both([PY, "-c", CONV, lib], {"LD_LIBRARY_PATH": DRIVER,
+                                                  "LD_PRELOAD": os.path.join(SYSTEM, "libcudnn.so.9")})
+        self.assertEqual(r.proc.returncode, 0, "the fake torch does not check: %s" % r.proc.stderr)
+        rc, d = report_json(r.outdir)
+        self.assertEqual(rc, 1)
+        (sh,) = findings(d, "shadowed-library")
+        self.assertEqual(sh["severity"], "error")
+        front = [e for e in sh["evidence"] if e["path"] == os.path.join(SYSTEM, "libcudnn.so.9")][0]
+        self.assertEqual(front["shadowed"], os.path.join(self.site, "torch", "lib", "../../nvidia/cudnn/lib/libcudnn.so.9"))
+        self.assertEqual((front["version"], front["shadowed_version"]), ("9.14.0", "9.19.0.56"))
+        self.assertEqual(front["shadowed_requester"], lib)
+        self.assertIn("a release its framework does not declare", sh["summary"])
+        (fw,) = findings(d, "framework-mismatch")
+        self.assertIn("out of LD_PRELOAD", fw["fix"])
+
     def test_tensorflow_and_cuda_is_healthy(self):
         """tensorflow[and-cuda] pins the cuDNN wheel under an extra, and its
         build_info.py gives the majors; the installed wheel satisfies both."""

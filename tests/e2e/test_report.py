@@ -28,7 +28,7 @@ SEVERITY = {
 }
 CUDA_FAMILIES = {"driver", "cudart", "cudnn", "cublas"}
 FOUND_BY = {"rpath", "runpath", "ld_library_path", "ld_so_cache", "default", "absolute",
-            "already_loaded", None}
+            "already_loaded", "preload", None}
 # Variables that steer loading or the fakes: the tests set their own.
 STEERING = ("LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV",
             "CUDA_VISIBLE_DEVICES", "FAKE_CUDA_DEVICES", "FAKE_DRIVER_VERSION",
@@ -355,6 +355,97 @@ class ShadowedLibrary(ReportCase):
         # the wheel's graph library is named by soname only: its version is
         # its package's, the nvidia-cudnn-cu13 wheel's
         self.assertEqual(ev["shadowed_version"], "9.19.0.56")
+
+
+class PreloadShadows(ReportCase):
+    """A system cuDNN left in LD_PRELOAD (a shell profile, a launcher script,
+    or set "to fix" an earlier error, as davisking/dlib#2719 advises:
+    `export LD_PRELOAD=/usr/local/cuda-11.1/targets/x86_64-linux/lib/libcudnn_ops_train.so.8`)
+    is in the process before the framework asks: its DT_NEEDED libcudnn.so.9
+    binds to it by SONAME, and the loader never searches (no search line in
+    the trace). The report redoes the framework's search on paper (its RPATH
+    into the nvidia-cudnn wheel) and names both copies with their versions.
+    The run goes well on a consistent 9.14: a warning, unset LD_PRELOAD."""
+
+    SYSTEM_FRONT = "system/lib/libcudnn.so.9"
+    WHEEL = "site-packages/nvidia/"
+
+    def test_system_cudnn_front_in_ld_preload(self):
+        d = self.diagnose([fix("scenarios/sc_torchlike")],
+                          dict(llp("driver"), LD_PRELOAD=fix(self.SYSTEM_FRONT)))
+        self.assertIn(b"torchlike: cudart 13000, cudnn 91400", d.run.stdout, "runs on the preloaded 9.14")
+        (f,) = [f for f in d.findings if f["id"] == "shadowed-library"]
+        self.assertEqual(f["severity"], "warning", "the run went well")
+        front = self.evidence_for(f, self.SYSTEM_FRONT)
+        self.assertEqual(front["rule"], "preload")
+        self.assertEqual(front["version"], "9.14.0")
+        self.assertTrue(same_file(value(front, "shadowed"), fix(self.WHEEL + "cudnn/lib/libcudnn.so.9")), front)
+        self.assertEqual(front["shadowed_version"], "9.19.0.56")
+        self.assertEqual(front["shadowed_rule"], "rpath")
+        self.assertEqual(front["soname"], "libcudnn.so.9")
+        self.assertTrue(same_file(front["shadowed_requester"],
+                                  fix("site-packages/torchlike/lib/libtorchlike_cuda.so")), front)
+        self.assertTrue(same_file(front["preloaded"], fix(self.SYSTEM_FRONT)))
+        self.assertIn("on paper", front["what"])
+        self.assertIn("without a search", front["what"])
+        # the system front's own cudart came in with it, from system/lib
+        rt = self.evidence_for(f, "system/lib/libcudart.so.13")
+        self.assertTrue(same_file(value(rt, "shadowed"), fix(self.WHEEL + "cuda_runtime/lib/libcudart.so.13")))
+        self.assertIn("needed by LD_PRELOAD's", rt["what"])
+        self.assertIn("9.14.0", f["summary"])
+        self.assertIn("9.19.0.56", f["summary"])
+        self.assertIn("out of LD_PRELOAD", f["fix"])
+        self.assertEqual(f["fix_data"], {"env": {"unset": ["LD_PRELOAD"]}})
+        # the trace has no search for it: the report's word is on paper
+        self.assertEqual(d.rc, 0)
+
+    def test_only_that_entry_is_removed_from_a_longer_list(self):
+        zlib = "/lib/x86_64-linux-gnu/libz.so.1"
+        if not os.path.exists(zlib):
+            self.skipTest("needs " + zlib)
+        d = self.diagnose([fix("scenarios/sc_torchlike")],
+                          dict(llp("driver"), LD_PRELOAD=zlib + ":" + fix(self.SYSTEM_FRONT)))
+        (f,) = [f for f in d.findings if f["id"] == "shadowed-library"]
+        self.assertEqual(f["fix_data"], {"env": {"LD_PRELOAD": {"remove": [fix(self.SYSTEM_FRONT)]}}})
+
+    def test_failed_run_on_another_release_is_an_error(self):
+        """As torch does at its first convolution: the loaded cuDNN's version
+        against the one it was built with (pytorch/pytorch#80637: "PyTorch was
+        compiled against (8, 3, 2) but linked against (8, 0, 3)")."""
+        check = ("import ctypes, sys\n"
+                 "lib = ctypes.CDLL(sys.argv[1])\n"
+                 "dnn = ctypes.CDLL('libcudnn.so.9')\n"
+                 "v = dnn.cudnnGetVersion()\n"
+                 "if v != 91900:\n"
+                 "    print('cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) '\n"
+                 "          'but found runtime version (%d, %d, %d)' % (v // 10000, v // 100 % 100, v % 100))\n"
+                 "    sys.exit(1)\n")
+        if not os.access("/usr/bin/python3", os.X_OK):
+            self.skipTest("needs /usr/bin/python3")
+        d = self.diagnose(["/usr/bin/python3", "-c", check, fix("site-packages/torchlike/lib/libtorchlike_cuda.so")],
+                          dict(llp("driver"), LD_PRELOAD=fix(self.SYSTEM_FRONT)))
+        self.assertIn(b"found runtime version (9, 14, 0)", d.run.stdout)
+        self.assertEqual(d.run.returncode, 1)
+        (f,) = [f for f in d.findings if f["id"] == "shadowed-library"]
+        self.assertEqual(f["severity"], "error")
+        self.assertIn("9.14.0 instead of 9.19.0.56", f["summary"])
+        self.assertEqual(d.rc, 1)
+
+    def test_same_file_in_ld_preload_is_healthy(self):
+        """Preloading the very files the framework would load changes nothing."""
+        pre = ":".join(fix(self.WHEEL + p) for p in ("cuda_runtime/lib/libcudart.so.13", "cudnn/lib/libcudnn.so.9"))
+        d = self.diagnose([fix("scenarios/sc_torchlike")], dict(llp("driver"), LD_PRELOAD=pre))
+        self.assertIn(b"torchlike_conv() = 0", d.run.stdout)
+        self.assertEqual(d.findings, [], json.dumps(d.findings, indent=1))
+        self.assertEqual(d.rc, 0)
+
+    def test_unrelated_library_in_ld_preload_is_healthy(self):
+        zlib = "/lib/x86_64-linux-gnu/libz.so.1"
+        if not os.path.exists(zlib):
+            self.skipTest("needs " + zlib)
+        d = self.diagnose([fix("scenarios/sc_torchlike")], dict(llp("driver"), LD_PRELOAD=zlib))
+        self.assertIn(b"torchlike_conv() = 0", d.run.stdout)
+        self.assertEqual(d.findings, [], json.dumps(d.findings, indent=1))
 
 
 class CudaMajorMismatch(ReportCase):
