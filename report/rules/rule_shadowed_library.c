@@ -228,10 +228,11 @@ static struct gt_finding *preload_finding_for(struct gt_findings *out, const str
 		struct gt_finding *f = &out->v[i];
 		json_t *e0 = json_array_get(f->evidence, 0);
 		const char *r0 = json_string_value(json_object_get(e0, "preloaded"));
-		const char *q0 = json_string_value(json_object_get(e0, "shadowed_requester"));
 
-		if (f->proc == m && strcmp(f->id, "shadowed-library") == 0 && r0 && q0 &&
-		    strcmp(r0, root) == 0 && strcmp(q0, requester) == 0)
+		/* One finding per preload entry: every requester it shadowed a
+		 * copy for is evidence of that one cause (torch's libtorch_cuda
+		 * and libtorch_python both need libcudnn.so.9). */
+		if (f->proc == m && strcmp(f->id, "shadowed-library") == 0 && r0 && strcmp(r0, root) == 0)
 			return f;
 	}
 	snprintf(fix, sizeof(fix),
@@ -243,14 +244,16 @@ static struct gt_finding *preload_finding_for(struct gt_findings *out, const str
 			      gt_base_name(requester), gt_rule_name(rule));
 }
 
-static bool already_said(const struct gt_finding *f, const char *path)
+static bool already_said(const struct gt_finding *f, const char *path, const char *requester)
 {
 	size_t i;
 
 	for (i = 0; i < json_array_size(f->evidence); i++) {
-		const char *said = json_string_value(json_object_get(json_array_get(f->evidence, i), "path"));
+		json_t *e = json_array_get(f->evidence, i);
+		const char *said = json_string_value(json_object_get(e, "path"));
+		const char *by = json_string_value(json_object_get(e, "shadowed_requester"));
 
-		if (said && strcmp(said, path) == 0)
+		if (said && by && strcmp(said, path) == 0 && strcmp(by, requester) == 0)
 			return true;
 	}
 	return false;
@@ -271,7 +274,7 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 		return;
 	version_on_disk(copy, shadowed_version, sizeof(shadowed_version));
 	f = preload_finding_for(out, m, l, root, requester->path, copy, shadowed_version, rule);
-	if (already_said(f, l->obj->path))
+	if (already_said(f, l->obj->path, requester->path))
 		return;
 	gt_fix_preload_remove(f, m->proc, root);
 	e = gt_evidence_add(f, "%s %s, %s%s, was loaded before %s needed %s, so the loader took it "
