@@ -1,11 +1,16 @@
-/* The command line's shared parts: colour, usage errors, "did you mean". */
+/* The command line's shared parts: colour, usage errors, "did you mean",
+ * files written whole. */
 #include "cmd/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/xalloc.h"
+#include "report/printable.h"
 
 static const char *const subcommands[] = { "report", "scan", "doctor", "diff", "retry" };
 #define NEAR_ENOUGH 2
@@ -104,4 +109,25 @@ void cmd_hint_subcommand(const char *word, const char *next)
 				"'%s' is not a program on PATH)\n", subcommands[i], word);
 			return;
 		}
+}
+
+bool cmd_write_file_whole(const char *who, const char *path, void (*fill)(FILE *, void *), void *arg)
+{
+	char *tmp = gt_xasprintf("%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	bool ok;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", who, gt_printable(tmp), strerror(errno));
+		free(tmp);
+		return false;
+	}
+	fill(f, arg);
+	ok = fclose(f) == 0 && rename(tmp, path) == 0;
+	if (!ok) {
+		fprintf(stderr, "%s: %s: %s\n", who, gt_printable(path), strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok;
 }

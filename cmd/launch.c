@@ -672,31 +672,8 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	return status;
 }
 
-/* Reads all of fd into a malloc'd, NUL-terminated buffer. */
-static char *read_all(int fd)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	if (!buf)
-		abort();
-	for (;;) {
-		if (len + 1 >= cap && !(buf = realloc(buf, cap *= 2)))
-			abort();
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	return buf;
-}
-
-/* Reads all of fd like read_all, handing each complete line to on_line as
- * it arrives. */
+/* Reads all of fd into a malloc'd, NUL-terminated buffer, handing each
+ * complete line to on_line (when not NULL) as it arrives. */
 static char *read_lines(int fd, void (*on_line)(const char *line, void *data), void *data)
 {
 	size_t len = 0, cap = 4096, done = 0;
@@ -715,7 +692,7 @@ static char *read_lines(int fd, void (*on_line)(const char *line, void *data), v
 			break;
 		len += (size_t)n;
 		buf[len] = 0;
-		while ((nl = memchr(buf + done, '\n', len - done)) != NULL) {
+		while (on_line && (nl = memchr(buf + done, '\n', len - done)) != NULL) {
 			*nl = 0;
 			on_line(buf + done, data);
 			*nl = '\n';
@@ -723,7 +700,7 @@ static char *read_lines(int fd, void (*on_line)(const char *line, void *data), v
 		}
 	}
 	buf[len] = 0;
-	if (done < len)
+	if (on_line && done < len)
 		on_line(buf + done, data);
 	return buf;
 }
@@ -762,7 +739,7 @@ int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, 
 		_exit(127);
 	}
 	close(pipefd[1]);
-	*out = on_line ? read_lines(pipefd[0], on_line, data) : read_all(pipefd[0]);
+	*out = read_lines(pipefd[0], on_line, data);
 	close(pipefd[0]);
 	do
 		w = waitpid(pid, &wstatus, 0);

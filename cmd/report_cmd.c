@@ -95,24 +95,9 @@ static bool split_inputs(char **paths, int n, char **traces, int *ntraces, json_
 	return true;
 }
 
-/* FILE written whole, then put in place: the collector never reads half. */
-static bool write_prometheus(const char *path, json_t *views)
+static void fill_prometheus(FILE *f, void *views)
 {
-	char *tmp = gt_xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	bool ok;
-
-	if (!f) {
-		fprintf(stderr, WHO ": %s: %s\n", gt_printable(tmp), strerror(errno));
-		free(tmp);
-		return false;
-	}
 	gt_render_prometheus(f, views);
-	ok = fclose(f) == 0 && rename(tmp, path) == 0;
-	if (!ok)
-		fprintf(stderr, WHO ": %s: %s\n", gt_printable(path), strerror(errno));
-	free(tmp);
-	return ok;
 }
 
 /* The pictures: DOT as is, SVG and HTML laid out by libgvc. A layout that
@@ -278,7 +263,7 @@ int cmd_report_main(int argc, char **argv)
 	}
 	if (fleet && status != CMD_EXIT_USAGE && (gt_fleet_status(fleet) || gt_fleet_inputs_status(fleet)))
 		status = 1;
-	if (prometheus && status != CMD_EXIT_USAGE && !write_prometheus(prometheus, views))
+	if (prometheus && status != CMD_EXIT_USAGE && !cmd_write_file_whole(WHO, prometheus, fill_prometheus, views))
 		status = CMD_EXIT_USAGE;
 	json_decref(fleet);
 	json_decref(views);

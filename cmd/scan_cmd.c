@@ -70,29 +70,6 @@ static void print_problems(const struct host_scan *s)
 		fprintf(stderr, WHO ": note: %s\n", gt_printable(s->problems[i]));
 }
 
-/* path written whole under a temporary name, then renamed: many tasks of
- * one host writing the same scan, or a collector reading it, never see half. */
-static bool write_file(const char *path, void (*fill)(FILE *, void *), void *arg)
-{
-	char *tmp = gt_xasprintf("%s.%ld.tmp", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	bool ok;
-
-	if (!f) {
-		fprintf(stderr, WHO ": %s: %s\n", gt_printable(tmp), strerror(errno));
-		free(tmp);
-		return false;
-	}
-	fill(f, arg);
-	ok = fclose(f) == 0 && rename(tmp, path) == 0;
-	if (!ok) {
-		fprintf(stderr, WHO ": %s: %s\n", gt_printable(path), strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return ok;
-}
-
 struct scan_out {
 	const struct host_scan *s;
 	const struct gt_findings *fs;
@@ -130,7 +107,7 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 		}
 		gt_host_name(host, sizeof(host));
 		path = gt_xasprintf("%s/%s.scan.json", out_dir, host);
-		if (!write_file(path, fill_json, &so))
+		if (!cmd_write_file_whole(WHO, path, fill_json, &so))
 			status = CMD_EXIT_USAGE;
 		free(path);
 	}
@@ -143,7 +120,7 @@ static int write_outputs(const char *out_dir, const char *prometheus, const stru
 		so.views = json_array();
 		json_array_append_new(so.views, gt_view_of_scan_text(buf, len, "scan"));
 		free(buf);
-		if (!write_file(prometheus, fill_prometheus, &so))
+		if (!cmd_write_file_whole(WHO, prometheus, fill_prometheus, &so))
 			status = CMD_EXIT_USAGE;
 		json_decref(so.views);
 	}

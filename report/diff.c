@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "report/diff.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,33 +278,11 @@ static bool load_json_file(const char *path, json_t *views, char *err, size_t er
 	return ok;
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The scans of a folder (*.scan.json), sorted; their count, -1 on error. */
+/* The scans of a folder (*.scan.json, regular files only), sorted; their
+ * count, -1 on error. */
 static int list_scans(const char *dir, char ***out)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **list = NULL;
-	int n = 0;
-
-	*out = NULL;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		if (!ends_with(e->d_name, ".scan.json"))
-			continue;
-		list = gt_xrealloc(list, (size_t)(n + 1) * sizeof(*list));
-		list[n++] = gt_xasprintf("%s/%s", dir, e->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(list, (size_t)n, sizeof(*list), by_string);
-	*out = list;
-	return n;
+	return gt_list_files(dir, ".scan.json", out);
 }
 
 bool gt_folder_has_scans(const char *dir)

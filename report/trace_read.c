@@ -906,6 +906,12 @@ static int by_name(const void *a, const void *b)
 
 int gt_list_traces(const char *dir, char ***out)
 {
+	return gt_list_files(dir, ".jsonl", out);
+}
+
+int gt_list_files(const char *dir, const char *suffix, char ***out)
+{
+	size_t slen = strlen(suffix);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char **list = NULL;
@@ -919,7 +925,7 @@ int gt_list_traces(const char *dir, char ***out)
 		struct stat st;
 		char *full;
 
-		if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+		if (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0)
 			continue;
 		if (asprintf(&full, "%s/%s", dir, e->d_name) < 0)
 			abort();

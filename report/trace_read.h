@@ -165,6 +165,9 @@ void gt_process_free(struct gt_process *p);
 
 /* Lists the trace files of a folder (*.jsonl), sorted. Returns their count or -1. */
 int gt_list_traces(const char *dir, char ***out);
+/* The regular files of dir whose names end in suffix (and are longer than
+ * it), as "dir/name", sorted; their count, -1 when dir cannot be read. */
+int gt_list_files(const char *dir, const char *suffix, char ***out);
 void gt_free_list(char **list, int n);
 
 #endif
