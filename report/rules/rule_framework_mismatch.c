@@ -111,6 +111,24 @@ static void write_fix(const struct gt_lib *l, const struct host_need *need, char
 			 need->framework, need->family, dir);
 }
 
+/* The same fix as data, where it is a change retry can make (an installer
+ * command is named, never run). */
+static void write_fix_data(struct gt_finding *f, const struct gt_proc_model *m, const struct gt_lib *l,
+			   const struct host_need *need)
+{
+	char dir[4096], cmd[1024];
+
+	gt_folder_of(l->obj->path, dir, sizeof(dir));
+	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
+		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+	} else if (l->found_by == GT_RULE_PRELOAD) {
+		gt_fix_preload_remove(f, m->proc, l->obj->path);
+	} else if (need->distribution[0]) {
+		snprintf(cmd, sizeof(cmd), "pip install '%s%s'", need->distribution, need->spec);
+		gt_fix_install(f, cmd);
+	}
+}
+
 static struct gt_finding *open_finding(const struct gt_proc_model *m, const struct host_need *need,
 				       const struct gt_lib *l, struct gt_findings *out)
 {
@@ -131,6 +149,7 @@ static struct gt_finding *open_finding(const struct gt_proc_model *m, const stru
 	gt_evidence_str(e, "spec", need->spec);
 	if (need->distribution[0])
 		gt_evidence_str(e, "distribution", need->distribution);
+	write_fix_data(f, m, l, need);
 	return f;
 }
 

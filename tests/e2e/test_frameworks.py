@@ -155,6 +155,7 @@ class Frameworks(unittest.TestCase):
             self.assertEqual(e["rule"], "ld_library_path")
             self.assertTrue(e["version"].startswith("9.14"), e)
         self.assertIn("Remove " + SYSTEM + " from LD_LIBRARY_PATH", f["fix"])
+        self.assertEqual(f["fix_data"], {"env": {"LD_LIBRARY_PATH": {"remove": [SYSTEM]}}})
         # cudart 13 and cuBLAS 13 satisfy their pins: nothing said of them
         self.assertEqual({f["evidence"][0]["family"] for f in findings(d, "framework-mismatch")}, {"cudnn"})
 
@@ -195,6 +196,7 @@ class Frameworks(unittest.TestCase):
         self.assertIn("a release its framework does not declare", sh["summary"])
         (fw,) = findings(d, "framework-mismatch")
         self.assertIn("out of LD_PRELOAD", fw["fix"])
+        self.assertEqual(fw["fix_data"], {"env": {"unset": ["LD_PRELOAD"]}})
 
     def test_tensorflow_and_cuda_is_healthy(self):
         """tensorflow[and-cuda] pins the cuDNN wheel under an extra, and its
