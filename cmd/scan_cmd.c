@@ -60,6 +60,31 @@ static bool roots_exist(char *const *roots, int n)
 	return true;
 }
 
+/* The ROOTs as absolute paths (the working folder in front of a relative
+ * one, links in it kept as named): the scan compares each name with its
+ * real path, and a relative ROOT made every file look like a link to itself. */
+static char **absolute_roots(char *const *roots, int n)
+{
+	char **out = gt_xcalloc((size_t)n + 1, sizeof(*out)), cwd[PATH_MAX];
+	int i;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	for (i = 0; i < n; i++)
+		out[i] = roots[i][0] == '/' || !cwd[0] ? gt_xstrdup(roots[i])
+						       : gt_xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", roots[i]);
+	return out;
+}
+
+static void free_roots(char **roots, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
+}
+
 /* Folders that could not be read and the like: diagnostics, so stderr; the
  * JSON keeps them as data too. */
 static void print_problems(const struct host_scan *s)
@@ -161,6 +186,7 @@ int cmd_scan_main(int argc, char **argv)
 	struct host_elf_info probe;
 	struct host_scan s;
 	bool json = false, dot = false, ask = false;
+	char **roots;
 	char helper[PATH_MAX];
 	size_t for_from;
 	int c, status, major = 0, minor = 0;
@@ -214,7 +240,8 @@ int cmd_scan_main(int argc, char **argv)
 	}
 	if (consumer)
 		host_elf_free(&probe);
-	host_scan_run(&s, argv + optind, argc - optind);
+	roots = absolute_roots(argv + optind, argc - optind);
+	host_scan_run(&s, roots, argc - optind);
 	if (ask)
 		host_scan_ask(&s, helper, ask_timeout_ms());
 	gt_scan_judge(&s, &findings);
@@ -247,5 +274,6 @@ int cmd_scan_main(int argc, char **argv)
 	host_scan_for_free(fr);
 	gt_findings_free(&findings);
 	host_scan_free(&s);
+	free_roots(roots, argc - optind);
 	return status;
 }

@@ -782,6 +782,26 @@ class ScanOutputIssue16(ScanCase):
 
     place = ScanFindings.place
 
+    def test_relative_root_lists_as_the_absolute_one(self):
+        """A ROOT given relative to the working folder: each file once, its
+        links folded as with the absolute ROOT (it used to list the file as a
+        link of itself, by its relative name, and drop the shortest link)."""
+        d = self.tmpdir()
+        os.makedirs(os.path.join(d, "lib"))
+        shutil.copy(fix("system/lib/libcudart.so.13.0.96"), os.path.join(d, "lib", "libcudart.so.13.0.96"))
+        os.symlink("libcudart.so.13.0.96", os.path.join(d, "lib", "libcudart.so.13"))
+        os.symlink("libcudart.so.13", os.path.join(d, "lib", "libcudart.so"))
+        absolute = scan_raw(os.path.join(d, "lib")).stdout.decode()
+        relative = scan_raw("lib", cwd=d).stdout.decode()
+        self.assertIn(os.path.join(d, "lib", "libcudart.so.13.0.96") + " [root] <- libcudart.so, libcudart.so.13",
+                      relative)
+        self.assertEqual(relative.replace(os.path.join(d, "lib"), "ROOT"),
+                         absolute.replace(os.path.join(d, "lib"), "ROOT"))
+        o = self.scan("lib", cwd=d, rc=0)
+        self.assertEqual(sorted(c["path"] for c in o["copies"]),
+                         sorted(os.path.join(d, "lib", n) for n in ("libcudart.so", "libcudart.so.13",
+                                                                     "libcudart.so.13.0.96")))
+
     def test_one_text_line_per_real_file(self):
         d = self.tmpdir()
         os.makedirs(os.path.join(d, "lib"))
