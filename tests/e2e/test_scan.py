@@ -898,8 +898,10 @@ class ScanOutputIssue16(ScanCase):
         src = os.path.join(d, "p.c")
         with open(src, "w") as f:
             f.write("int main(void) { return 0; }\n")
+        # The fixture front needs libcudart.so.13, which a fresh host has
+        # nowhere the link editor looks: the program itself only names it.
         subprocess.run(["cc", "-o", prog, src, "-Wl,--no-as-needed", "-L" + new, "-l:libcudnn.so.9",
-                        "-Wl,-rpath," + new], check=True)
+                        "-Wl,--allow-shlib-undefined", "-Wl,-rpath," + new], check=True)
         cache = os.path.join(d, "ld.so.cache")
         if not make_cache([new], cache):
             self.skipTest("ldconfig cannot write a cache here")
