@@ -233,37 +233,102 @@ static void mixed(const struct host_scan *s, struct gt_findings *out)
 	}
 }
 
-static void refused(const struct host_scan *s, struct gt_findings *out)
+/* What the loader refuses, grouped by folder and kind: one stale folder of
+ * dangling links (a package removed under its links) is one cause. */
+enum refusal { BROKEN_LINK, NOT_ELF, OTHER_MACHINE };
+
+struct refused_group {
+	enum refusal kind;
+	char dir[PATH_MAX];
+	size_t at;          /* its finding, by index (out->v grows) */
+	size_t n;
+	char *names;        /* "a, b (32-bit, machine 3), ..." for the summary */
+};
+
+static const char *const refusal_id[] = { "broken-symlink", "wrong-architecture", "wrong-architecture" };
+static const char *const refusal_fix[] = {
+	"Remove the link or point it at the file it was meant for.",
+	"Remove the file or move it out of the loader's folders.",
+	"The loader skips it on this machine: remove it, or install the x86-64 build.",
+};
+
+static void add_name(struct refused_group *g, const char *name)
 {
+	char *more = g->names ? gt_xasprintf("%s, %s", g->names, name) : gt_xstrdup(name);
+
+	free(g->names);
+	g->names = more;
+}
+
+/* The finding of c's folder and kind, opened with the one-file summary; a
+ * second file turns the summary into the folder's count and names. */
+static struct gt_finding *refusal_finding(struct refused_group **groups, size_t *ngroups, enum refusal kind,
+					  const struct host_copy *c, const char *label, const char *one,
+					  struct gt_findings *out)
+{
+	static const char *const many[] = { "broken links", "files that are not loadable libraries",
+					     "libraries for another machine than x86-64" };
+	char dir[PATH_MAX];
+	struct refused_group *g = NULL;
 	struct gt_finding *f;
 	size_t i;
 
+	gt_folder_of(c->path, dir, sizeof(dir));
+	for (i = 0; i < *ngroups && !g; i++)
+		if ((*groups)[i].kind == kind && strcmp((*groups)[i].dir, dir) == 0)
+			g = &(*groups)[i];
+	if (!g) {
+		*groups = gt_xrealloc(*groups, (*ngroups + 1) * sizeof(**groups));
+		g = &(*groups)[(*ngroups)++];
+		memset(g, 0, sizeof(*g));
+		g->kind = kind;
+		snprintf(g->dir, sizeof(g->dir), "%s", dir);
+		gt_finding_add(out, refusal_id[kind], GT_SEV_WARNING, NULL, refusal_fix[kind], "%s", one);
+		g->at = out->n - 1;
+	}
+	f = &out->v[g->at];
+	add_name(g, label);
+	if (++g->n > 1) {
+		free(f->summary);
+		f->summary = gt_xasprintf("%zu %s in %s: %s", g->n, many[kind], g->dir, g->names);
+	}
+	return f;
+}
+
+static void refused(const struct host_scan *s, struct gt_findings *out)
+{
+	struct refused_group *groups = NULL;
+	size_t ngroups = 0, i;
+	struct gt_finding *f;
+	char one[2 * PATH_MAX + 512], label[PATH_MAX + 64];
+
 	for (i = 0; i < s->ncopies; i++) {
 		const struct host_copy *c = &s->copies[i];
+		const char *base = gt_base_name(c->path);
 
 		if (!c->real_path) {
-			f = gt_finding_add(out, "broken-symlink", GT_SEV_WARNING, NULL,
-					   "Remove the link or point it at the file it was meant for.",
-					   "%s is a broken link: %s", c->path, c->chain);
+			snprintf(one, sizeof(one), "%s is a broken link: %s", c->path, c->chain);
+			f = refusal_finding(&groups, &ngroups, BROKEN_LINK, c, base, one, out);
 			json_object_set_new(copy_evidence(f, c, "link:"), "chain", gt_scan_chain_json(c));
 		} else if (!c->elf.ok) {
 			/* Named like a library, not one: in the loader's folders it
 			 * ends a search (the loader gives up on an invalid ELF file). */
-			f = gt_finding_add(out, "wrong-architecture",
-					   GT_SEV_WARNING, NULL,
-					   "Remove the file or move it out of the loader's folders.",
-					   "%s is not a loadable library: %s", c->path, c->elf.error);
+			snprintf(one, sizeof(one), "%s is not a loadable library: %s", c->path, c->elf.error);
+			f = refusal_finding(&groups, &ngroups, NOT_ELF, c, base, one, out);
 			copy_evidence(f, c, "file:");
 		} else if (c->elf.ok && (c->elf.elf_class != ELFCLASS64 || c->elf.machine != EM_X86_64) &&
 			   default_search(c)) {
-			f = gt_finding_add(out, "wrong-architecture", GT_SEV_WARNING, NULL,
-					   "The loader skips it on this machine: remove it, or install the "
-					   "x86-64 build.",
-					   "%s is a %d-bit library for machine %d, not x86-64", c->path,
-					   c->elf.elf_class == ELFCLASS32 ? 32 : 64, c->elf.machine);
+			snprintf(one, sizeof(one), "%s is a %d-bit library for machine %d, not x86-64", c->path,
+				 c->elf.elf_class == ELFCLASS32 ? 32 : 64, c->elf.machine);
+			snprintf(label, sizeof(label), "%s (%d-bit, machine %d)", base,
+				 c->elf.elf_class == ELFCLASS32 ? 32 : 64, c->elf.machine);
+			f = refusal_finding(&groups, &ngroups, OTHER_MACHINE, c, label, one, out);
 			copy_evidence(f, c, "file:");
 		}
 	}
+	for (i = 0; i < ngroups; i++)
+		free(groups[i].names);
+	free(groups);
 }
 
 static const char *driver_copy_problem(const struct host_scan *s, const struct host_copy *c)

@@ -325,6 +325,29 @@ class ScanFindings(ScanCase):
         self.assertEqual(len(f), 1)
         self.assertIn(link, f[0]["summary"])
 
+    def test_broken_links_of_one_folder_are_one_finding(self):
+        """A package removed under its links (cuDNN's libcudnn_*.so.9 left
+        pointing at .so.9.1.0 files that are gone): one cause, one finding
+        per folder, every link in its evidence."""
+        d = self.tmpdir()
+        other = os.path.join(d, "other")
+        os.makedirs(other)
+        names = ["libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9"]
+        for n in names:
+            os.symlink(n + ".1.0", os.path.join(d, n))
+        os.symlink("libcublas.so.12.1.0", os.path.join(other, "libcublas.so.12"))
+        o = self.scan(d)
+        f = self.findings(o, "broken-symlink", mentioning=os.path.join(d, "libcudnn"))
+        self.assertEqual(len(f), 1, [x["summary"] for x in o["findings"]])
+        self.assertIn("3 broken links in %s: " % d, f[0]["summary"])
+        for n in names:
+            self.assertIn(n, f[0]["summary"])
+        self.assertEqual(sorted(e["path"] for e in f[0]["evidence"]), sorted(os.path.join(d, n) for n in names))
+        self.assertTrue(all(e.get("chain") for e in f[0]["evidence"]))
+        g = self.findings(o, "broken-symlink", mentioning=os.path.join(other, "libcublas.so.12"))
+        self.assertEqual(len(g), 1)
+        self.assertIn(os.path.join(other, "libcublas.so.12") + " is a broken link", g[0]["summary"])
+
     def arch_layout(self):
         """A folder of lib*.so files the loader refuses: not ELF, 32-bit, aarch64."""
         d = self.tmpdir()
@@ -596,8 +619,11 @@ class LoaderAgreement(ScanCase):
 class BadInput(ScanCase):
 
     def said_once(self, o, path):
+        """path is told of once: in a note, or in one finding (its summary, or
+        one evidence line of a finding that groups a folder's files)."""
         lines = [n for n in o["notes"] if path in n] + \
-            [f["summary"] for f in o["findings"] if path in f["summary"]]
+            [f["summary"] for f in o["findings"]
+             if path in f["summary"] or any(e.get("path") == path for e in f["evidence"])]
         self.assertEqual(len(lines), 1, "%s reported in one line: notes %s, findings %s"
                          % (path, o["notes"], [f["summary"] for f in o["findings"]]))
         return lines[0]
