@@ -316,6 +316,16 @@ void gt_folder_of(const char *path, char *out, size_t cap)
 		*slash = 0;
 }
 
+const struct gt_lib *gt_lib_of_object(const struct gt_proc_model *m, const struct gt_object *ob)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (m->libs[i].obj == ob)
+			return &m->libs[i];
+	return NULL;
+}
+
 const char *gt_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -103,6 +103,9 @@ bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family
 void gt_folder_of(const char *path, char *out, size_t cap);
 const char *gt_base_name(const char *path);
 
+/* The library model of a loaded object, or NULL (not a CUDA library). */
+const struct gt_lib *gt_lib_of_object(const struct gt_proc_model *m, const struct gt_object *ob);
+
 /* The loaded library of a component ("cudart", "cudnn_graph", "cuda"), or NULL. */
 const struct gt_lib *gt_model_find(const struct gt_proc_model *m, const char *component);
 

@@ -140,16 +140,6 @@ void gt_groups_in_order(const struct gt_report *r, size_t *order)
 
 /* ---- the objects and who asked for them ---- */
 
-static const struct gt_lib *lib_of(const struct gt_proc_model *m, const struct gt_object *ob)
-{
-	size_t i;
-
-	for (i = 0; i < m->nlibs; i++)
-		if (m->libs[i].obj == ob)
-			return &m->libs[i];
-	return NULL;
-}
-
 static long object_at(const struct gt_process *p, const char *path)
 {
 	size_t k;
@@ -216,7 +206,7 @@ void gt_dot_severity_colors(FILE *f, int sev)
 static void draw_object(struct graph *g, size_t i)
 {
 	const struct gt_object *ob = &g->m->proc->objects[i];
-	const struct gt_lib *l = lib_of(g->m, ob);
+	const struct gt_lib *l = gt_lib_of_object(g->m, ob);
 	FILE *f = g->f;
 
 	fprintf(f, "    g%zu_o%zu [id=\"g%zu_o%zu\", label=\"", g->gi, i, g->gi, i);
@@ -247,7 +237,7 @@ static void draw_object(struct graph *g, size_t i)
 static void draw_edge(struct graph *g, size_t i)
 {
 	const struct gt_object *ob = &g->m->proc->objects[i];
-	const struct gt_lib *l = lib_of(g->m, ob);
+	const struct gt_lib *l = gt_lib_of_object(g->m, ob);
 	enum gt_rule rule = l ? l->found_by : ob->rule;
 	long from = g->parent[i] >= 0 ? g->parent[i] : g->root;
 

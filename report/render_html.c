@@ -91,28 +91,18 @@ static void put_command_line(FILE *f, const struct gt_process *p)
 
 static void put_tried(FILE *f, json_t *tried)
 {
-	char seen[MAX_TRIED_FOLDERS][1024], folder[1024];
-	size_t i, k, nseen = 0;
-	json_t *t;
+	struct gt_tried_place places[MAX_TRIED_FOLDERS];
+	size_t i, n;
 
 	if (!json_array_size(tried))
 		return;
+	n = gt_tried_places(tried, places, MAX_TRIED_FOLDERS);
 	fputs("<div class=\"tried\">searched:", f);
-	json_array_foreach(tried, i, t) {
-		const char *p = json_string_value(json_object_get(t, "path"));
-
-		if (!p)
-			continue;
-		gt_tried_folder(p, folder, sizeof(folder));
-		for (k = 0; k < nseen && strcmp(seen[k], folder) != 0; k++)
-			;
-		if (k < nseen || nseen == MAX_TRIED_FOLDERS)
-			continue;
-		snprintf(seen[nseen++], sizeof(seen[0]), "%s", folder);
-		fputs(nseen > 1 ? ", <code>" : " <code>", f);
-		gt_put_html(f, folder);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", <code>" : " <code>", f);
+		gt_put_html(f, places[i].folder);
 		fputs("</code> [", f);
-		gt_put_html(f, json_string_value(json_object_get(t, "rule")));
+		gt_put_html(f, places[i].rule);
 		fputc(']', f);
 	}
 	fprintf(f, " (%zu paths)</div>", json_array_size(tried));

@@ -83,29 +83,39 @@ size_t gt_search_places(const struct gt_search *s)
 	return n;
 }
 
-static void print_tried(FILE *f, json_t *tried)
+size_t gt_tried_places(json_t *tried, struct gt_tried_place *out, size_t max)
 {
-	char seen[32][1024], folder[1024];
-	size_t i, k, nseen = 0;
+	char folder[sizeof(out->folder)];
+	size_t i, k, n = 0;
 	json_t *t;
 
-	if (!json_array_size(tried))
-		return;
-	fprintf(f, "             searched:");
 	json_array_foreach(tried, i, t) {
 		const char *p = json_string_value(json_object_get(t, "path"));
 
 		if (!p)
 			continue;
 		gt_tried_folder(p, folder, sizeof(folder));
-		for (k = 0; k < nseen && strcmp(seen[k], folder) != 0; k++)
+		for (k = 0; k < n && strcmp(out[k].folder, folder) != 0; k++)
 			;
-		if (k < nseen || nseen == 32)
+		if (k < n || n == max)
 			continue;
-		snprintf(seen[nseen++], sizeof(seen[0]), "%s", folder);
-		fprintf(f, "%s %s [%s]", nseen > 1 ? "," : "", gt_printable(folder),
-			json_string_value(json_object_get(t, "rule")));
+		snprintf(out[n].folder, sizeof(out[n].folder), "%s", folder);
+		out[n++].rule = json_string_value(json_object_get(t, "rule"));
 	}
+	return n;
+}
+
+static void print_tried(FILE *f, json_t *tried)
+{
+	struct gt_tried_place places[32];
+	size_t i, n;
+
+	if (!json_array_size(tried))
+		return;
+	n = gt_tried_places(tried, places, 32);
+	fprintf(f, "             searched:");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %s [%s]", i ? "," : "", gt_printable(places[i].folder), places[i].rule);
 	fprintf(f, " (%zu paths)\n", json_array_size(tried));
 }
 

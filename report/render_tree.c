@@ -21,16 +21,6 @@ struct tree {
 	bool *wanted;   /* objects on a path to a CUDA library */
 };
 
-static const struct gt_lib *lib_of(const struct gt_proc_model *m, const struct gt_object *ob)
-{
-	size_t i;
-
-	for (i = 0; i < m->nlibs; i++)
-		if (m->libs[i].obj == ob)
-			return &m->libs[i];
-	return NULL;
-}
-
 static long parent_of(const struct gt_process *p, size_t i)
 {
 	size_t k;
@@ -63,7 +53,7 @@ static void print_node(struct tree *t, size_t i, int depth)
 {
 	const struct gt_process *p = t->m->proc;
 	const struct gt_object *ob = &p->objects[i];
-	const struct gt_lib *l = lib_of(t->m, ob);
+	const struct gt_lib *l = gt_lib_of_object(t->m, ob);
 	bool ll = ob->rule == GT_RULE_LD_LIBRARY_PATH;
 	size_t k;
 

@@ -75,6 +75,13 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 /* The folder a tried candidate was in, without the hwcaps and tls
  * subfolders the loader tries inside each folder (render_text.c). */
 void gt_tried_folder(const char *path, char *out, size_t cap);
+/* The distinct folders of a "tried" evidence array ({path, rule} objects),
+ * in order, hwcaps and tls subfolders folded, at most max: their count. */
+struct gt_tried_place {
+	char folder[1024];
+	const char *rule;
+};
+size_t gt_tried_places(json_t *tried, struct gt_tried_place *out, size_t max);
 /* How many folders a search tried, each with its hwcaps and tls subfolders
  * folded into it (the places a user would name; the paths are s->ntries). */
 size_t gt_search_places(const struct gt_search *s);
