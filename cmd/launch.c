@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -197,14 +198,65 @@ out:
 	return NULL;
 }
 
+/* The parent of pid, from /proc/PID/stat (field 4, after the command name in
+ * parentheses, which may hold anything): open, read and close only, so that
+ * a signal handler may ask. 0 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[40], buf[512], *p;
+	long ppid = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return 0;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return (pid_t)ppid;
+}
+
+/* Was the signal sent by the command or one of its descendants (a program
+ * doing `kill -USR1 $PPID`)? Bare, it would reach the command's parent, not
+ * the command: sending it back would kill the command with it. */
+static bool sent_by_command(const siginfo_t *si)
+{
+	pid_t pid = si->si_pid, self = getpid();
+	int depth;
+
+	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
+		return false;
+	for (depth = 0; pid > 1 && depth < 64; depth++) {
+		if (pid == child_pid)
+			return true;
+		if (pid == self)
+			return false;
+		pid = parent_of(pid);
+	}
+	return false;
+}
+
 /* Forward what someone sent to gputrace itself. A terminal's Ctrl-C already
  * reaches the whole foreground group, the command too: forwarding it would
- * deliver it twice, so signals the kernel generated are not forwarded. */
+ * deliver it twice, so signals the kernel generated are not forwarded; nor
+ * those the command sent to its parent. */
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
+	int saved = errno;
+
 	(void)uc;
-	if (child_pid > 0 && si && si->si_code != SI_KERNEL)
+	if (child_pid > 0 && si && si->si_code != SI_KERNEL && !sent_by_command(si))
 		kill(child_pid, sig);
+	errno = saved;
 }
 
 static void catch_stop(int sig);
@@ -218,7 +270,7 @@ static void stop_with_child(int sig, siginfo_t *si, void *uc)
 	sigset_t set;
 
 	(void)uc;
-	if (child_pid > 0 && si && si->si_code != SI_KERNEL)
+	if (child_pid > 0 && si && si->si_code != SI_KERNEL && !sent_by_command(si))
 		kill(child_pid, sig);
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
@@ -626,6 +678,36 @@ static bool refuse_old_traces(const char *dir, const char *as_given)
 	return true;
 }
 
+/* The command was killed by a signal: gputrace dies by it too, as `timeout`
+ * and strace do, so that its caller sees WIFSIGNALED with that signal (a
+ * shell prints the same message and $? is 128+N). No core of its own: the
+ * command's is the one that matters. Returns only when the signal cannot
+ * end gputrace. */
+int cmd_end_like_command(int status, int killed_by)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+
+	if (killed_by <= 0)
+		return status;
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &none);
+	prctl(PR_SET_DUMPABLE, 0);
+	signal(killed_by, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, killed_by);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(killed_by);
+	return status;
+}
+
+static int passed_on(const struct cmd_launch_opts *o, int status, pid_t child, int wstatus)
+{
+	if (o->killed_by)
+		*o->killed_by = child && WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	return status;
+}
+
 int cmd_launch_traced(const struct cmd_launch_opts *o)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
@@ -634,8 +716,10 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	bool made_temp = false;
 	pid_t child;
 
-	if (gt_disabled())
-		return run_command(o->exe, o->argv, &child, &wstatus);
+	if (gt_disabled()) {
+		status = run_command(o->exe, o->argv, &child, &wstatus);
+		return passed_on(o, status, child, wstatus);
+	}
 	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
 		fprintf(stderr, LOG_PREFIX "libgputrace.so not found; looked in: %s "
 			"(set GPUTRACE_LIB to its path)\n", looked[0] ? looked : "(nowhere)");
@@ -643,7 +727,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	}
 	err = o->exe ? cmd_resolve_command(o->exe, cmd, sizeof(cmd)) :
 		       cmd_resolve_command(o->argv[0], cmd, sizeof(cmd));
-	if (err == 0 && (why = cmd_untraceable_reason(cmd)) != NULL)
+	if (err == 0 && (why = cmd_untraceable_reason(cmd)) != NULL && !o->quiet)
 		fprintf(stderr, LOG_PREFIX "%s %s; running it untraced.\n", cmd, why);
 	if (!prepare_out_dir(o->out_dir, dir, sizeof(dir), &made_temp))
 		return CMD_EXIT_OWN_FAILURE;
@@ -658,18 +742,18 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	/* A folder of our own making that nothing was written to goes again
 	 * (the command could not be run, or was static). */
 	if (made_temp && rmdir(dir) == 0)
-		return status;
+		return passed_on(o, status, child, wstatus);
 	/* One rank of a parallel job sees only the traces written so far: the
 	 * report of the whole job is `gputrace report DIR` once it is over. */
 	if (launched_as_rank()) {
 		if (!o->quiet)
 			fprintf(stderr, LOG_PREFIX "traces in %s; when the job is over: gputrace report %s\n",
 				dir, dir);
-		return status;
+		return passed_on(o, status, child, wstatus);
 	}
 	if (!o->quiet || o->out_dir)
 		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, cmd_color_on(o->color, stderr));
-	return status;
+	return passed_on(o, status, child, wstatus);
 }
 
 /* Reads all of fd into a malloc'd, NUL-terminated buffer, handing each

@@ -17,10 +17,15 @@ struct cmd_launch_opts {
 	                          NULL: argv[0], found as execvp finds it */
 	char *dir_used;        /* if set, gets the trace folder (dir_used_cap bytes) */
 	size_t dir_used_cap;
+	int *killed_by;        /* if set, gets the signal that killed the command, else 0 */
 };
 
-/* Runs the command traced; returns the exit status gputrace must exit with. */
+/* Runs the command traced; returns the exit status gputrace must exit with
+ * (128+N when signal N killed the command: see cmd_end_like_command). */
 int cmd_launch_traced(const struct cmd_launch_opts *o);
+/* gputrace's own end after the command's: killed by the same signal when
+ * one killed the command (killed_by), else exit status `status`. */
+int cmd_end_like_command(int status, int killed_by);
 
 /* The folder the gputrace command runs from (/proc/self/exe's). */
 bool cmd_own_folder(char *out, size_t cap);

@@ -82,7 +82,7 @@ static int trace_main(int argc, char **argv)
 	struct cmd_retry_opts ro = { 0 };
 	char path[PATH_MAX], dir[PATH_MAX] = "";
 	bool try_fixes = false;
-	int c, status;
+	int c, status, killed_by = 0;
 
 	opterr = 0;
 	/* '+': stop at the first non-option, the command's own options are its own. */
@@ -122,6 +122,7 @@ static int trace_main(int argc, char **argv)
 	o.argv = argv + optind;
 	o.dir_used = dir;
 	o.dir_used_cap = sizeof(dir);
+	o.killed_by = &killed_by;
 	status = cmd_launch_traced(&o);
 	/* --try-fixes is the yes: each fix is tried at once; gputrace still exits
 	 * with the command's own status. */
@@ -135,7 +136,7 @@ static int trace_main(int argc, char **argv)
 	if (status == 127 && optind == 1 && !strchr(argv[1], '/') &&
 	    cmd_resolve_command(argv[1], path, sizeof(path)) == ENOENT)
 		cmd_hint_subcommand(argv[1], argc > 2 ? argv[2] : NULL);
-	return status;
+	return cmd_end_like_command(status, killed_by);
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/jline.h"
@@ -24,6 +25,9 @@ static char exit_buf[65536];
 static int flush_armed;
 static const char *first_cuda_call;  /* the process's first hooked CUDA call */
 static int stats_flushed;
+/* The _exit gputrace's own passes on to, resolved by the constructor. */
+typedef void (*exit_fn)(int);
+static exit_fn real_exit;
 
 /* Signals whose default action ends the process without exit handlers. */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
@@ -74,19 +78,25 @@ static void install_fatal_handlers(void)
 			sigaction(fatal_signals[i], &sa, NULL);
 }
 
+/* From the exit handler registered at the first CUDA call: it runs before the
+ * handlers of every library loaded (and initialised) before that call, so
+ * those are still alive; libraries loaded later registered their handlers
+ * after ours, may be torn down by now, and are not asked (their versions
+ * come from their files and packages, or were asked after the program's own
+ * call into them). */
 static void ask_versions_at_exit(void)
 {
 	int outer = preload_in_hook;
 
 	preload_in_hook = 1;
-	preload_versions_of_loaded();
-	preload_global_scope_at_exit();
+	preload_versions_of_alive();
 	preload_in_hook = outer;
 }
 
-/* On the first CUDA call: exit handlers registered now run before those the
- * CUDA libraries registered while loading, so their version calls still work;
- * signal handlers only for processes that use CUDA. */
+/* On the first CUDA call, after the real function returned (and registered
+ * whatever exit handler it registers on first use): exit handlers registered
+ * now run before those of the libraries loaded so far; signal handlers only
+ * for processes that use CUDA. */
 void preload_arm_flush(enum gt_hooked_fn fn)
 {
 	/* A plain load first: this runs on every intercepted call. */
@@ -98,6 +108,7 @@ void preload_arm_flush(enum gt_hooked_fn fn)
 	/* Kept for the header of a fork child: CUDA does not survive fork. */
 	__atomic_store_n(&first_cuda_call, gt_hooked_name(fn), __ATOMIC_RELEASE);
 	saved = errno;
+	preload_versions_mark_alive();
 	atexit(ask_versions_at_exit);
 	install_fatal_handlers();
 	errno = saved;
@@ -192,8 +203,10 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 {
 	int saved = errno;
 
-	/* First, whatever else happens: kill() passes calls on, traced or not. */
+	/* First, whatever else happens: kill() and _exit() pass calls on,
+	 * traced or not. */
 	preload_signals_init();
+	__atomic_store_n(&real_exit, (exit_fn)preload_dlsym(RTLD_NEXT, "_exit"), __ATOMIC_RELEASE);
 	/* The audit copy of this library runs constructors too, in the audit
 	 * namespace: there the preload half has nothing to do. */
 	if (gt_disabled() || !in_base_namespace())
@@ -215,26 +228,76 @@ out:
 	errno = saved;
 }
 
-__attribute__((destructor)) static void gputrace_preload_fini(void)
+/* The last line of this process (the end, with the status when _exit gave
+ * it), and the file cut to its length. */
+static void write_end(bool via_exit, int status)
 {
 	struct jline j;
+
+	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, GT_K_PID, getpid());
+	if (via_exit) {
+		jl_str(&j, GT_K_VIA, GT_END_VIA_EXIT);
+		jl_int(&j, GT_K_EXIT_STATUS, status & 0xff);
+	}
+	preload_write(exit_buf, jl_end(&j));
+	gt_trace_finish(&preload_trace);
+}
+
+/* Nothing here calls into a traced library: exit() has run its exit
+ * handlers already, and a library torn down by them crashes when called
+ * (the numba-cuda import failure on the GPU host died by SIGSEGV under
+ * gputrace, exit 1 bare). Versions were asked while the libraries were
+ * alive, or come from their files. The default-scope lookup asks the
+ * loader, not the libraries. */
+__attribute__((destructor)) static void gputrace_preload_fini(void)
+{
 	int saved = errno;
 
 	if (!preload_ready || !gt_trace_ready_checked(&preload_trace))
 		return;
-	/* A process that never called a hooked function (import torch alone):
-	 * its libraries' versions are asked here, the last chance. (An exit
-	 * handler registered from our constructor would run after this.) */
-	if (!__atomic_load_n(&flush_armed, __ATOMIC_ACQUIRE))
-		ask_versions_at_exit();
+	preload_global_scope_at_exit();
 	preload_flush_stats();
 	if (!audit_half_active())
 		list_link_map();
-	jl_begin(&j, exit_buf, sizeof(exit_buf), gt_event_name(GT_EV_END));
-	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_int(&j, GT_K_PID, getpid());
-	preload_write(exit_buf, jl_end(&j));
-	/* The last line of this process: the file is cut to its length. */
-	gt_trace_finish(&preload_trace);
+	write_end(false, 0);
 	errno = saved;
+}
+
+/* Processes that leave with _exit (dash after its last command, fork
+ * children, Python's os._exit, vfork children after a failed exec) run no
+ * destructor: without this line their end was unknown and read as a crash.
+ * Only the totals and the end line: _exit is async-signal-safe and is called
+ * from signal handlers, so no loader call (the link map listing of the
+ * LD_PRELOAD-only mode is left out) and no call into any library. A vfork
+ * child shares its parent's memory and trace: it writes nothing. */
+static void note_exit_now(int status)
+{
+	int saved = errno;
+
+	if (!preload_ready || preload_in_hook || !preload_trace.sink ||
+	    preload_trace.sink->pid != getpid() || !gt_trace_ready_checked(&preload_trace))
+		goto out;
+	preload_in_hook = 1;
+	preload_flush_stats();
+	write_end(true, status);
+out:
+	errno = saved;
+}
+
+GT_EXPORT void _exit(int status)
+{
+	exit_fn f = __atomic_load_n(&real_exit, __ATOMIC_ACQUIRE);
+
+	note_exit_now(status);
+	if (f)
+		f(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+GT_EXPORT void _Exit(int status)
+{
+	_exit(status);
 }

@@ -48,8 +48,12 @@ void preload_record_failed_call(enum gt_hooked_fn fn, int status, const void *re
 int preload_missing_status(enum gt_hooked_fn fn);
 /* versions.c. Asks the library that defines `fn_addr` for its version, once per library. */
 void preload_versions_of_library_at(const void *fn_addr);
-/* Asks every loaded CUDA-family library not asked yet (at exit, where safe). */
-void preload_versions_of_loaded(void);
+/* Remembers the CUDA-family libraries loaded now, when gputrace registers its
+ * exit handler (their exit handlers run after it). */
+void preload_versions_mark_alive(void);
+/* From that exit handler: asks those of them not asked yet. Never from a
+ * destructor, a signal handler or _exit: a library may be torn down then. */
+void preload_versions_of_alive(void);
 /* scope.c. At exit: a "global" line for each CUDA-family object a lookup in
  * the default scope finds. */
 void preload_global_scope_at_exit(void);

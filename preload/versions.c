@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "common/family.h"
@@ -219,18 +220,61 @@ void preload_versions_of_library_at(const void *fn_addr)
 		ask_library(map);
 }
 
-void preload_versions_of_loaded(void)
+/* The head of the link map this library is in (the program's namespace). */
+static struct link_map *link_map_head(void)
 {
-	struct link_map *self = NULL, *head, *m;
-	struct gt_family_info fi;
+	struct link_map *self = NULL, *head;
 	Dl_info info;
 
-	if (!dladdr1((void *)preload_versions_of_loaded, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
-		return;
+	if (!dladdr1((void *)link_map_head, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
+		return NULL;
 	for (head = self; head->l_prev; head = head->l_prev)
 		;
-	for (m = head; m; m = m->l_next) {
-		if (m->l_name && gt_classify(m->l_name, &fi) && !already_versioned(m))
+	return head;
+}
+
+/* The CUDA-family objects loaded when gputrace registered its exit handler:
+ * their own exit handlers were registered before it and run after it, so
+ * they are alive when it runs. An object is known by its link map and load
+ * address together (a map freed by dlclose may be reused for another). */
+#define MAX_ALIVE 256
+static struct alive {
+	const struct link_map *map;
+	uintptr_t base;
+} alive[MAX_ALIVE];
+static int n_alive;
+
+void preload_versions_mark_alive(void)
+{
+	struct gt_family_info fi;
+	struct link_map *m;
+	int n = 0;
+
+	for (m = link_map_head(); m && n < MAX_ALIVE; m = m->l_next)
+		if (m->l_name && gt_classify(m->l_name, &fi)) {
+			alive[n].map = m;
+			alive[n].base = (uintptr_t)m->l_addr;
+			n++;
+		}
+	__atomic_store_n(&n_alive, n, __ATOMIC_RELEASE);
+}
+
+static bool was_alive(const struct link_map *m)
+{
+	int i, n = __atomic_load_n(&n_alive, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (alive[i].map == m && alive[i].base == (uintptr_t)m->l_addr)
+			return true;
+	return false;
+}
+
+void preload_versions_of_alive(void)
+{
+	struct gt_family_info fi;
+	struct link_map *m;
+
+	for (m = link_map_head(); m; m = m->l_next)
+		if (m->l_name && was_alive(m) && gt_classify(m->l_name, &fi) && !already_versioned(m))
 			ask_library(m);
-	}
 }

@@ -623,7 +623,7 @@ static void ending(struct gt_proc_model *m)
 		m->ended_signal = p->fatal_signal;
 	} else if (p->reaped || p->clean_end) {
 		m->ended_how = "exit";
-		m->ended_status = p->reaped ? p->exit_status : -1;
+		m->ended_status = p->reaped ? p->exit_status : p->end_status;
 	} else if (still_running(p)) {
 		m->ended_how = "running";
 	}
@@ -641,7 +641,10 @@ bool gt_model_failed(const struct gt_proc_model *m)
 	 * that is how such a process ends, not a failure. */
 	if (m->stopped_by)
 		return false;
-	if (strcmp(m->ended_how, "signal") == 0 || (strcmp(m->ended_how, "exit") == 0 && m->ended_status > 0))
+	/* SIGPIPE: the reader of its output went away (`yes | head -n 1`). */
+	if (strcmp(m->ended_how, "signal") == 0 && m->ended_signal != SIGPIPE)
+		return true;
+	if (strcmp(m->ended_how, "exit") == 0 && m->ended_status > 0)
 		return true;
 	for (i = 0; i < p->ncalls; i++)
 		if (p->calls[i].status != 0)

@@ -307,6 +307,15 @@ void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
 		json_object_del(go, "processes");
 		emit(f, go, &first);
 	}
+	fputs("],\n\"unread\": [", f);
+	first = true;
+	for (i = 0; i < r->nunread; i++) {
+		json_t *u = json_object();
+
+		gt_evidence_str(u, "path", r->unread[i].path);
+		gt_evidence_str(u, "why", r->unread[i].why);
+		emit(f, u, &first);
+	}
 	fputs("]", f);
 	if (fleet) {
 		fputs(",\n\"fleet\": ", f);

@@ -249,7 +249,7 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	const struct gt_group *g = gt_group_of(m);
 	char end[128], who[1024], failure[512];
 	size_t i;
-	int shown = 0;
+	int shown = 0, shown_errors = 0;
 
 	gt_describe_end(m, end, sizeof(end));
 	gt_describe_members(g, who, sizeof(who));
@@ -275,10 +275,11 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 		if (r->findings.v[i].proc == m) {
 			gt_render_finding(f, r, &r->findings.v[i], color);
 			shown++;
+			shown_errors += r->findings.v[i].severity == GT_SEV_ERROR;
 		}
 	/* A process that failed is never all clear: what was seen, and that the
-	 * trace holds no cause. */
-	if (!shown && gt_model_failed(m)) {
+	 * trace holds no cause (warnings and notes are not one). */
+	if (!shown_errors && gt_model_failed(m)) {
 		failure_words(m, end, failure, sizeof(failure));
 		fprintf(f, "  no cause found: %s, and the trace shows no CUDA library problem "
 			"(%zu CUDA librar%s, consistent)\n", gt_printable(failure), m->nlibs, m->nlibs == 1 ? "y" : "ies");
@@ -322,4 +323,7 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 	if (quiet)
 		fprintf(f, "%zu process%s loaded no CUDA library and had nothing to report\n", quiet,
 			quiet == 1 ? "" : "es");
+	for (i = 0; i < r->nunread; i++)
+		fprintf(f, "left no trace: %s (%s): a process killed before it wrote its first line, "
+			"or not a trace\n", gt_printable(r->unread[i].path), gt_printable(r->unread[i].why));
 }

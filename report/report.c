@@ -183,6 +183,24 @@ static bool add_file(struct loading *ld, const char *path)
 	return true;
 }
 
+/* One file of a folder that cannot be read as a trace: one process (a fork
+ * child SIGKILLed before it wrote a line) must not cost the whole job its
+ * report. A file named on the command line is still bad input. */
+static void note_unread(struct gt_report *r, const char *path, char *err)
+{
+	const char *why = err;
+	size_t plen = strlen(path);
+
+	/* The message starts with the path: keep only what is wrong. */
+	if (strncmp(why, path, plen) == 0 && why[plen] == ':')
+		why += plen + 1 + (why[plen + 1] == ' ');
+	r->unread = gt_xrealloc(r->unread, (r->nunread + 1) * sizeof(*r->unread));
+	r->unread[r->nunread].path = gt_xstrdup(path);
+	r->unread[r->nunread].why = gt_xstrdup(*why ? why : "not readable as a trace");
+	r->nunread++;
+	err[0] = 0;
+}
+
 static bool add_path(struct loading *ld, const char *path)
 {
 	char *err = ld->err;
@@ -207,8 +225,9 @@ static bool add_path(struct loading *ld, const char *path)
 		snprintf(err, errcap, "%s: no trace files (*.jsonl) in this folder", path);
 		ok = false;
 	}
-	for (i = 0; i < n && ok; i++)
-		ok = add_file(ld, files[i]);
+	for (i = 0; i < n; i++)
+		if (!add_file(ld, files[i]))
+			note_unread(ld->r, files[i], err);
 	gt_free_list(files, n);
 	return ok;
 }
@@ -242,6 +261,11 @@ void gt_report_free(struct gt_report *r)
 	size_t i;
 
 	gt_findings_free(&r->findings);
+	for (i = 0; i < r->nunread; i++) {
+		free(r->unread[i].path);
+		free(r->unread[i].why);
+	}
+	free(r->unread);
 	for (i = 0; i < r->nsent; i++)
 		free(r->sent[i].host);
 	free(r->sent);

@@ -45,6 +45,12 @@ struct gt_report {
 	struct gt_findings findings;
 	struct gt_sent *sent;
 	size_t nsent;
+	/* Trace files of a folder that hold no process (empty, all NUL bytes:
+	 * a process killed right after fork; or not a trace): said, never fatal. */
+	struct gt_unread {
+		char *path, *why;
+	} *unread;
+	size_t nunread;
 };
 
 /* What makes processes identical, as one string (malloc'd): the libraries,

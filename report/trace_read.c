@@ -655,6 +655,15 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 }
 
 /* Written by the launcher after the process it started ended. */
+/* The end line: through exit(), or through _exit with its status. */
+static void on_end(struct gt_process *p, json_t *o)
+{
+	json_t *status = json_object_get(o, GT_K_EXIT_STATUS);
+
+	p->clean_end = true;
+	p->end_status = json_is_integer(status) ? (int)json_integer_value(status) : -1;
+}
+
 static void on_reaped(struct gt_process *p, json_t *o)
 {
 	p->reaped = true;
@@ -702,7 +711,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	case GT_EV_SEARCH_END: on_search_end(p, o, rd); break;
 	case GT_EV_CLOSE: on_close(p, o, rd); break;
 	case GT_EV_LINKMAP: on_linkmap(p, o, rd); break;
-	case GT_EV_END: p->clean_end = true; break;
+	case GT_EV_END: on_end(p, o); break;
 	case GT_EV_CALL: on_call(p, o); break;
 	case GT_EV_CALLS: on_totals(p, o); break;
 	case GT_EV_ALLOC_FAIL: on_alloc_fail(p, o); break;

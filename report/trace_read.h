@@ -135,6 +135,7 @@ struct gt_process {
 	bool reaped;          /* the launcher saw it end (its direct child) */
 	int exit_status;      /* when reaped by exit */
 	int reaped_signal;    /* when reaped by a signal */
+	int end_status;       /* the status its own _exit gave, -1 when not known */
 	void *env;            /* json_t object: the header's loading environment */
 	char *cut_reason;     /* the writer had no room left ("ENOSPC"): lines are missing */
 	unsigned long cut_lines; /* lines cut short (a process killed mid-line) */

@@ -25,7 +25,7 @@
 	X(VERSION, "version", "a library's own answer to its version call")    \
 	X(CALLS, "calls", "totals of one function and status: count, bytes")   \
 	X(ALLOCS, "allocs", "allocation totals: peak and final bytes held")    \
-	X(END, "end", "last line: the process exited through exit()")        \
+	X(END, "end", "last line: the process exited through exit(), or _exit (via)")        \
 	X(REAPED, "reaped", "by the gputrace command: how the process it started ended") \
 	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds") \
 	X(DEVICE, "device", "a device's name or compute capability, as a call of the program answered it")
@@ -176,7 +176,9 @@ enum gt_rule {
 #define GT_K_WHAT "what"            /* note: which note (GT_NOTE_*) */
 #define GT_K_SIGNAL "signal"        /* note fatal_signal, signal_sent, reaped: the signal */
 #define GT_K_TARGET "target"        /* note signal_sent: the pid it went to */
-#define GT_K_EXIT_STATUS "exit_status" /* reaped: the exit status */
+#define GT_K_EXIT_STATUS "exit_status" /* reaped, end via _exit: the exit status */
+#define GT_K_VIA "via"              /* end: how the process left when not through exit() */
+#define GT_END_VIA_EXIT "_exit"     /* end via: _exit or _Exit, no exit handlers ran */
 #define GT_K_VALUE "value"          /* call, version: the answer a call wrote back */
 #define GT_K_PROPERTY "property"    /* version: cublasGetProperty's property */
 #define GT_K_REASON "reason"        /* call: cuDNN's own words for a failed cudnnCreate */

@@ -1,5 +1,7 @@
-/* crashed: the process died without exiting: a signal, or no closing line.
- * The last CUDA libraries it loaded, with versions, are the first suspects. */
+/* crashed: the process was killed by a signal (its own handler saw it, or
+ * the launcher reaped it so). The last CUDA libraries it loaded, with
+ * versions, are the first suspects. An end that is not known (no end line,
+ * nobody saw a signal) is never a crash: end-unknown, info. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,27 @@ static bool is_gputrace(const char *path)
 	return strncmp(base ? base + 1 : path, "libgputrace", 11) == 0;
 }
 
+/* Signals that end a healthy process: its reader closed the pipe (`yes |
+ * head -n 1`). Not a crash, and nothing to report. */
+static bool normal_end_signal(int sig)
+{
+	return sig == SIGPIPE;
+}
+
+/* No end line and no reaped line: the process left without exit() or _exit
+ * (exit_group called directly, SIGKILL or SIGPIPE, which no handler sees,
+ * an exec whose environment dropped the tracer). That is not a crash: it is
+ * said, as info, once. */
+static void end_unknown(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	gt_finding_add(out, "end-unknown", GT_SEV_INFO, m,
+		       "Nothing to do unless this process was expected to finish its work: run it "
+		       "under gputrace directly (gputrace CMD) to see how it ends.",
+		       "the process left no end line: it ended without exit() or _exit (a signal no "
+		       "handler sees such as SIGKILL or SIGPIPE, exit_group called directly, or an "
+		       "exec that dropped the tracer from its environment)");
+}
+
 void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -27,27 +50,26 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 	 * not a crash (the report says "stopped by signal N"). */
 	if (strcmp(m->ended_how, "exit") == 0 || strcmp(m->ended_how, "running") == 0 || m->stopped)
 		return;
-	/* A fork child that never exec'd ends with _exit as worker processes do
-	 * (Python's multiprocessing): no closing line is expected of it. */
-	if (strcmp(m->ended_how, "unknown") == 0 && p->forked && p->images == 1)
-		return;
 	/* A trace cut for want of room lost its closing line with the rest:
 	 * that says nothing about how the process ended. */
 	if (strcmp(m->ended_how, "unknown") == 0 && p->cut_reason)
 		return;
-	if (strcmp(m->ended_how, "signal") == 0)
-		f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
-				   "Look at the last libraries loaded below first: run the program under "
-				   "gdb for the backtrace, and check their versions against what the "
-				   "framework was built for.",
-				   "the process was killed by signal %d (%s)", m->ended_signal,
-				   strsignal(m->ended_signal));
-	else
-		f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
-				   "The trace has no closing line: the process was killed, crashed before "
-				   "its handlers ran, or called _exit. Run it again under gputrace directly "
-				   "to see how it ends.",
-				   "the process ended without exiting normally");
+	/* A fork child that never exec'd and left by a path no hook sees (a
+	 * worker killed by its pool): how worker processes end. */
+	if (strcmp(m->ended_how, "unknown") == 0 && p->forked && p->images == 1)
+		return;
+	if (strcmp(m->ended_how, "unknown") == 0) {
+		end_unknown(m, out);
+		return;
+	}
+	if (normal_end_signal(m->ended_signal))
+		return;
+	f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
+			   "Look at the last libraries loaded below first: run the program under "
+			   "gdb for the backtrace, and check their versions against what the "
+			   "framework was built for.",
+			   "the process was killed by signal %d (%s)", m->ended_signal,
+			   strsignal(m->ended_signal));
 	if (m->ended_signal) {
 		e = gt_evidence_add(f, "ended by signal %d", m->ended_signal);
 		gt_evidence_int(e, "signal", m->ended_signal);

@@ -81,13 +81,47 @@ static bool loaded_same_major(const struct gt_proc_model *m, const struct gt_fam
 	return false;
 }
 
+/* Another major of the component is loaded (cupy asks for the CUDA 12 names
+ * before taking the 13 ones; TensorFlow, JAX, bitsandbytes probe several):
+ * the failed name was one probe among others. */
+static bool loaded_other_major(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.component, fi->component) == 0)
+			return true;
+	return false;
+}
+
+static bool family_loaded(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.family, fi->family) == 0)
+			return true;
+	return false;
+}
+
+/* A failed load is judged by what followed: a probe answered by another
+ * major is info (a warning when the process failed anyway); in a process
+ * that succeeded, a warning at most; an error only in one that failed. */
+static enum gt_severity not_found_severity(const struct gt_proc_model *m, const struct gt_family_info *fi,
+					   bool failed)
+{
+	if (loaded_other_major(m, fi))
+		return failed ? GT_SEV_WARNING : GT_SEV_INFO;
+	return failed ? GT_SEV_ERROR : GT_SEV_WARNING;
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
 	struct gt_family_info fi;
 	char copy[4096 + 256], fix[8192], dir[4096 + 256];
 	struct gt_finding *f;
-	bool elsewhere;
+	bool elsewhere, failed = gt_model_failed(m);
 	size_t i;
 	json_t *e;
 
@@ -112,7 +146,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "LD_LIBRARY_PATH.", s->name,
 				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
 								   "matching your CUDA)" : "");
-		f = gt_finding_add(out, "library-not-found", GT_SEV_ERROR, m, fix,
+		f = gt_finding_add(out, "library-not-found", not_found_severity(m, &fi, failed), m, fix,
 				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
 				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
 		if (elsewhere) {
@@ -130,6 +164,12 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			gt_evidence_add(f, "the process died in this search (the loader's exit 127 at start-up, or "
 					"an abort right after the failed dlopen): the places are the loader's search "
 					"redone on paper");
+		if (loaded_other_major(m, &fi))
+			gt_evidence_add(f, "another %s library was loaded: the name was one probe among "
+					"others", fi.component);
+		else if (!failed && !family_loaded(m, &fi))
+			gt_evidence_add(f, "the process succeeded and loaded nothing of %s: it may have "
+					"gone on without it (on the CPU)", fi.family);
 		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
 			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
 			gt_evidence_str(e, "path", copy);
