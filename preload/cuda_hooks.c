@@ -165,6 +165,7 @@ static void first_call_of(enum gt_hooked_fn fn, const void *real)
 		return;
 	saved = errno;
 	preload_versions_of_library_at(real);
+	preload_rearm_if_loaded();
 	errno = saved;
 }
 
@@ -187,6 +188,8 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 		write_call(fn, status, real, reason, value, has_value);
 	if (n == 1)
 		preload_versions_of_library_at(real);
+	if (n >= 1 && n <= CALL_EVENTS_PER_STATUS)
+		preload_rearm_if_loaded();
 out:
 	errno = saved;
 }

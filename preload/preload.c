@@ -78,6 +78,19 @@ static void install_fatal_handlers(void)
 			sigaction(fatal_signals[i], &sa, NULL);
 }
 
+/* The loader's count of objects loaded so far (dl_iterate_phdr's dlpi_adds):
+ * one entry is enough to read it. */
+static int read_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+#define MAX_EXIT_HANDLERS 16
+static unsigned long long adds_at_mark;
+static int exit_handlers;
+
 /* From the exit handler registered at the first CUDA call: it runs before the
  * handlers of every library loaded (and initialised) before that call, so
  * those are still alive; libraries loaded later registered their handlers
@@ -108,9 +121,30 @@ void preload_arm_flush(enum gt_hooked_fn fn)
 	/* Kept for the header of a fork child: CUDA does not survive fork. */
 	__atomic_store_n(&first_cuda_call, gt_hooked_name(fn), __ATOMIC_RELEASE);
 	saved = errno;
+	dl_iterate_phdr(read_adds, &adds_at_mark);
 	preload_versions_mark_alive();
+	__atomic_fetch_add(&exit_handlers, 1, __ATOMIC_ACQ_REL);
 	atexit(ask_versions_at_exit);
 	install_fatal_handlers();
+	errno = saved;
+}
+
+
+void preload_rearm_if_loaded(void)
+{
+	unsigned long long adds = 0;
+	int saved = errno;
+
+	if (!__atomic_load_n(&flush_armed, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&exit_handlers, __ATOMIC_RELAXED) >= MAX_EXIT_HANDLERS)
+		return;
+	dl_iterate_phdr(read_adds, &adds);
+	if (adds == __atomic_exchange_n(&adds_at_mark, adds, __ATOMIC_ACQ_REL))
+		goto out;
+	if (preload_versions_mark_alive() &&
+	    __atomic_fetch_add(&exit_handlers, 1, __ATOMIC_ACQ_REL) < MAX_EXIT_HANDLERS)
+		atexit(ask_versions_at_exit);
+out:
 	errno = saved;
 }
 

@@ -48,9 +48,14 @@ void preload_record_failed_call(enum gt_hooked_fn fn, int status, const void *re
 int preload_missing_status(enum gt_hooked_fn fn);
 /* versions.c. Asks the library that defines `fn_addr` for its version, once per library. */
 void preload_versions_of_library_at(const void *fn_addr);
-/* Remembers the CUDA-family libraries loaded now, when gputrace registers its
- * exit handler (their exit handlers run after it). */
-void preload_versions_mark_alive(void);
+/* Remembers the CUDA-family libraries loaded now, when gputrace registers an
+ * exit handler (their exit handlers run after it); true when there are more
+ * than at the last mark. */
+bool preload_versions_mark_alive(void);
+/* preload.c. After a program's call into a CUDA library (rare calls, the
+ * first of a hot one): when libraries were loaded since the last exit
+ * handler gputrace registered, another one, so that they are asked too. */
+void preload_rearm_if_loaded(void);
 /* From that exit handler: asks those of them not asked yet. Never from a
  * destructor, a signal handler or _exit: a library may be torn down then. */
 void preload_versions_of_alive(void);

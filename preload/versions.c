@@ -244,12 +244,17 @@ static struct alive {
 } alive[MAX_ALIVE];
 static int n_alive;
 
-void preload_versions_mark_alive(void)
+static int marking;  /* one thread marks at a time; another skips */
+
+bool preload_versions_mark_alive(void)
 {
 	struct gt_family_info fi;
 	struct link_map *m;
-	int n = 0;
+	int n = 0, before;
 
+	if (__atomic_exchange_n(&marking, 1, __ATOMIC_ACQUIRE))
+		return false;
+	before = __atomic_load_n(&n_alive, __ATOMIC_ACQUIRE);
 	for (m = link_map_head(); m && n < MAX_ALIVE; m = m->l_next)
 		if (m->l_name && gt_classify(m->l_name, &fi)) {
 			alive[n].map = m;
@@ -257,6 +262,8 @@ void preload_versions_mark_alive(void)
 			n++;
 		}
 	__atomic_store_n(&n_alive, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&marking, 0, __ATOMIC_RELEASE);
+	return n > before;
 }
 
 static bool was_alive(const struct link_map *m)

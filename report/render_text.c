@@ -262,6 +262,10 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 	/* A fork child's audit half is there but writes only when it loads. */
 	if (!p->audit_seen && !p->forked)
 		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
+	/* The command adapted the run to a sanitizer (cmd/checkers.c). */
+	if (gt_process_env(p, "GPUTRACE_MODE"))
+		fprintf(f, "  (GPUTRACE_MODE=%s: run adapted to a sanitizer, see gputrace(1))\n",
+			gt_printable(gt_process_env(p, "GPUTRACE_MODE")));
 	if (p->cut_reason)
 		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
 			"process did after that is missing\n", gt_printable(p->cut_reason));

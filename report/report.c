@@ -3,6 +3,7 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -183,22 +184,42 @@ static bool add_file(struct loading *ld, const char *path)
 	return true;
 }
 
-/* One file of a folder that cannot be read as a trace: one process (a fork
- * child SIGKILLed before it wrote a line) must not cost the whole job its
- * report. A file named on the command line is still bad input. */
-static void note_unread(struct gt_report *r, const char *path, char *err)
+/* A file with no complete line: NUL bytes (the room the writer reserves),
+ * blanks, at most a line cut before its end. A process killed right after
+ * fork(), or while it wrote its first line, leaves one; anything else the
+ * reader cannot take is bad input. Opened as the reader opens: a regular
+ * file, without blocking or following a link. */
+static bool holds_no_line(const char *path)
 {
-	const char *why = err;
-	size_t plen = strlen(path);
+	char buf[65536];
+	struct stat st;
+	ssize_t n, i;
+	bool text = false, line = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
-	/* The message starts with the path: keep only what is wrong. */
-	if (strncmp(why, path, plen) == 0 && why[plen] == ':')
-		why += plen + 1 + (why[plen + 1] == ' ');
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		line = true;
+	while (!line && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n && !line; i++) {
+			line = buf[i] == '\n' && text;
+			/* A NUL ends a cut line: what follows starts afresh. */
+			text = buf[i] == 0 || buf[i] == '\n' ? false : text || buf[i] != ' ';
+		}
+	close(fd);
+	return !line;
+}
+
+/* One file of a folder that holds no process (a fork child SIGKILLed before
+ * it wrote a line): said, and the rest of the folder is reported; one such
+ * process must not cost the whole job its report. */
+static void note_unread(struct gt_report *r, const char *path, const char *why)
+{
 	r->unread = gt_xrealloc(r->unread, (r->nunread + 1) * sizeof(*r->unread));
 	r->unread[r->nunread].path = gt_xstrdup(path);
-	r->unread[r->nunread].why = gt_xstrdup(*why ? why : "not readable as a trace");
+	r->unread[r->nunread].why = gt_xstrdup(why);
 	r->nunread++;
-	err[0] = 0;
 }
 
 static bool add_path(struct loading *ld, const char *path)
@@ -225,9 +246,12 @@ static bool add_path(struct loading *ld, const char *path)
 		snprintf(err, errcap, "%s: no trace files (*.jsonl) in this folder", path);
 		ok = false;
 	}
-	for (i = 0; i < n; i++)
-		if (!add_file(ld, files[i]))
-			note_unread(ld->r, files[i], err);
+	for (i = 0; i < n && ok; i++) {
+		if (holds_no_line(files[i]))
+			note_unread(ld->r, files[i], "no line: empty, or NUL bytes only");
+		else
+			ok = add_file(ld, files[i]);
+	}
 	gt_free_list(files, n);
 	return ok;
 }

@@ -1,9 +1,47 @@
 /* driver-too-old: the driver supports an older CUDA than the runtime that was
  * loaded; the runtime answers 35, "driver version is insufficient". */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report/rules.h"
+
+/* The newest CUDA each driver branch serves in full (the CUDA Toolkit release
+ * notes' minimum Linux driver of each release, by branch), newest first. */
+static const struct {
+	int branch;
+	long cuda;
+} driver_branches[] = {
+	{ 590, 13010 }, { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 560, 12060 },
+	{ 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
+	{ 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
+	{ 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 },
+	{ 440, 10020 }, { 418, 10010 }, { 410, 10000 },
+};
+
+/* The CUDA a driver file serves, from its own version (libcuda.so.520.61.05):
+ * for a process that never asked it (its version is not asked after exit()
+ * began). -1 when the file says no version or the branch is older. */
+static long cuda_of_driver_file(const struct gt_lib *drv)
+{
+	int branch = gt_version_major(drv->file_version);
+	size_t i;
+
+	for (i = 0; branch > 0 && i < sizeof(driver_branches) / sizeof(driver_branches[0]); i++)
+		if (branch >= driver_branches[i].branch)
+			return driver_branches[i].cuda;
+	return -1;
+}
+
+/* "13.0.96" -> 13000, as cudaRuntimeGetVersion says it; -1 if not a version. */
+static long cuda_of_runtime_file(const struct gt_lib *rt)
+{
+	int major = -1, minor = -1;
+
+	if (!rt || sscanf(rt->file_version, "%d.%d", &major, &minor) != 2 || major <= 0 || minor < 0)
+		return -1;
+	return major * 1000L + minor * 10L;
+}
 
 void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 {
@@ -11,6 +49,7 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 	const struct gt_lib *drv = gt_model_find(m, "cuda"), *rt = gt_model_find(m, "cudart");
 	long long dv = gt_version_answer(p, "cuDriverGetVersion"), rv = gt_version_answer(p, "cudaRuntimeGetVersion");
 	char dvs[32] = "?", rvs[32] = "?", fix[512];
+	bool from_files = false;
 	struct gt_finding *f;
 	json_t *e;
 
@@ -18,6 +57,16 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 		return;
 	if (dv < 0)
 		dv = gt_version_answer(p, "cudaDriverGetVersion");
+	/* Nothing asked: the files' versions, and only a major the driver does
+	 * not serve (a newer minor of the same major runs: minor version
+	 * compatibility). */
+	if (dv <= 0 && rv <= 0 && !gt_called_with(p, "cudaGetDeviceCount", 35)) {
+		dv = cuda_of_driver_file(drv);
+		rv = cuda_of_runtime_file(rt);
+		if (!(dv > 0 && rv > 0 && dv / 1000 < rv / 1000))
+			return;
+		from_files = true;
+	}
 	if (!(dv > 0 && rv > 0 && dv < rv) && !gt_called_with(p, "cudaGetDeviceCount", 35))
 		return;
 	if (dv > 0)
@@ -37,6 +86,9 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 		e = gt_evidence_add(f, "runtime %s is CUDA %s", rt->obj->path, rvs);
 		gt_evidence_lib(e, rt);
 	}
+	if (from_files)
+		gt_evidence_add(f, "from the files' own versions (neither library was asked): driver "
+				"%s, runtime %s", drv->file_version, rt ? rt->file_version : "?");
 	if (gt_called_with(p, "cudaGetDeviceCount", 35)) {
 		e = gt_evidence_add(f, "cudaGetDeviceCount returned 35 cudaErrorInsufficientDriver");
 		gt_evidence_int(e, "status", 35);

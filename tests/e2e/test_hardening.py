@@ -84,7 +84,7 @@ class Signals(unittest.TestCase):
             self.assertIn(wait_state(child, "SR"), ("S", "R"))
             self.assertIn(wait_state(launcher.pid, "SR"), ("S", "R"))
             os.kill(launcher.pid, signal.SIGTERM)
-            self.assertEqual(launcher.wait(timeout=30), 128 + signal.SIGTERM)
+            self.assertEqual(launcher.wait(timeout=30), -signal.SIGTERM)
         finally:
             if launcher.poll() is None:
                 launcher.kill()

@@ -17,9 +17,13 @@ class ExitStatus(unittest.TestCase):
         self.assertEqual(r.proc.returncode, 3)
         cleanup(r)
 
-    def test_signal_death_is_128_plus_n(self):
+    def test_signal_death_passed_on(self):
+        # gputrace dies by the command's signal (a shell's $? is then 128+N).
         r = run_traced(["sh", "-c", "kill -SEGV $$"])
-        self.assertEqual(r.proc.returncode, 128 + signal.SIGSEGV)
+        self.assertEqual(r.proc.returncode, -signal.SIGSEGV)
+        shell = subprocess.run(["sh", "-c", '%s -q -- sh -c "kill -SEGV \\$\\$"; echo $?' % GPUTRACE],
+                               capture_output=True)
+        self.assertEqual(shell.stdout, b"139\n")
         cleanup(r)
 
     def test_missing_command_127(self):
@@ -117,7 +121,7 @@ class Signals(unittest.TestCase):
                 break
             time.sleep(0.05)
         p.send_signal(signal.SIGTERM)
-        self.assertEqual(p.wait(timeout=10), 128 + signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), -signal.SIGTERM)
 
 
 class Children(unittest.TestCase):

@@ -205,11 +205,14 @@ class EmptyTraces(unittest.TestCase):
             open(os.path.join(run.outdir, "vm.99998.jsonl"), "wb").close()
             with open(os.path.join(run.outdir, "vm.99999.jsonl"), "wb") as f:
                 f.write(b"\0" * 65536)
+            # killed while it wrote its header: a cut line, then the reserved room
+            with open(os.path.join(run.outdir, "vm.99997.jsonl"), "wb") as f:
+                f.write(b'{"ev":"header","format":"gputrace-trace","ver' + b"\0" * 4096)
             rc, doc = report_json(run.outdir)
             self.assertIn(rc, (0, 1))
             self.assertEqual(len(doc["processes"]), 1)
             self.assertEqual(sorted(os.path.basename(u["path"]) for u in doc["unread"]),
-                             ["vm.99998.jsonl", "vm.99999.jsonl"])
+                             ["vm.99997.jsonl", "vm.99998.jsonl", "vm.99999.jsonl"])
             text = subprocess.run([GPUTRACE, "report", run.outdir], capture_output=True,
                                   text=True, timeout=60)
             self.assertIn("left no trace: ", text.stdout)
