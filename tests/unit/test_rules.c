@@ -397,7 +397,7 @@ START_TEST(test_searched_places_fold_hwcaps)
 			      TRY("/x/lib/x86_64/libcudnn.so.9", "default") "," TRY("/x/lib/libcudnn.so.9", "default") ","
 			      TRY("/y/lib/glibc-hwcaps/x86-64-v2/libcudnn.so.9", "default") ","
 			      TRY("/y/lib/libcudnn.so.9", "default")),
-		    FX_END, NULL);
+		    FX_END, FX_FAILED, NULL);
 	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 2 places)");
 	assert_contains(json_string_value(json_object_get(json_array_get(f->evidence, 0), "what")),
@@ -417,7 +417,7 @@ START_TEST(test_library_not_found_with_copy)
 	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), OPEN(CUDART),
 		    SEARCH(3, "libcudnn.so.9", PROG),
 		    NOT_FOUND(3, "libcudnn.so.9", TRY("/nonexistent/cuda-13.0/lib64/libcudnn.so.9", "runpath")),
-		    FX_END, NULL);
+		    FX_END, FX_FAILED, NULL);
 	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 1 place)");
 	snprintf(want, sizeof(want), "A copy exists at %s", fx_path("cuda/lib64/libcudnn.so.9"));
@@ -438,7 +438,7 @@ START_TEST(test_library_not_found_without_copy)
 	fx_touch("cuda/lib64/libcufft.so.77");
 	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), SEARCH(1, "libcufft.so.77", PROG),
 		    NOT_FOUND(1, "libcufft.so.77", TRY("$TMP/cuda/lib64/libcufft.so.77", "ld_library_path")),
-		    FX_END, NULL);
+		    FX_END, FX_FAILED, NULL);
 	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
 	assert_contains(f->fix, "Install the library that provides libcufft.so.77");
 	ck_assert_uint_eq(json_array_size(f->evidence), 1);  /* no "copy elsewhere" item */
@@ -453,7 +453,7 @@ START_TEST(test_library_not_found_once_per_name)
 
 	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcufft.so.77", PROG), NOT_FOUND(1, "libcufft.so.77", ""),
 		    SEARCH(2, "libcufft.so.77", PROG), NOT_FOUND(2, "libcufft.so.77", ""),
-		    SEARCH(3, "libcurand.so.77", PROG), NOT_FOUND(3, "libcurand.so.77", ""), FX_END, NULL);
+		    SEARCH(3, "libcurand.so.77", PROG), NOT_FOUND(3, "libcurand.so.77", ""), FX_END, FX_FAILED, NULL);
 	must_find(&d, "library-not-found", GT_SEV_ERROR);
 	ck_assert_uint_eq(fx_count(&d, "library-not-found"), 2);
 	fx_free(&d);
@@ -1153,14 +1153,18 @@ START_TEST(test_crashed_no_end)
 	struct fx_diag d;
 	const struct gt_finding *f;
 
+	/* No end line, nobody saw a signal: not known, said as info, never a
+	 * crash (dash, SIGPIPE, an exec that dropped the tracer end so). */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), NULL);
-	f = must_find(&d, "crashed", GT_SEV_ERROR);
-	ck_assert_str_eq(f->summary, "the process ended without exiting normally");
+	f = must_find(&d, "end-unknown", GT_SEV_INFO);
+	ck_assert_ptr_nonnull(strstr(f->summary, "left no end line"));
+	must_not_find(&d, "crashed");
 	fx_free(&d);
 }
 END_TEST
 
-/* A fork child that exec'd is expected to have an end line. */
+/* A fork child that exec'd is expected to have an end line: without one,
+ * its end is not known (info). */
 START_TEST(test_crashed_fork_child_after_exec)
 {
 	struct fx_diag d;
@@ -1175,7 +1179,8 @@ START_TEST(test_crashed_fork_child_after_exec)
 		    OPEN(CUDART), NULL);
 	ck_assert(d.proc.forked);
 	ck_assert_int_eq(d.proc.images, 2);
-	must_find(&d, "crashed", GT_SEV_ERROR);
+	must_find(&d, "end-unknown", GT_SEV_INFO);
+	must_not_find(&d, "crashed");
 	fx_free(&d);
 }
 END_TEST
@@ -1186,6 +1191,22 @@ START_TEST(test_crashed_not_after_exit)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), FX_END, NULL);
 	must_not_find(&d, "crashed");
+	fx_free(&d);
+
+	/* SIGPIPE: the reader went away (`yes | head -n 1`), a normal end */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'signal':13}", NULL);
+	must_not_find(&d, "crashed");
+	must_not_find(&d, "end-unknown");
+	ck_assert(!gt_model_failed(&d.model));
+	fx_free(&d);
+
+	/* _exit(3) seen by the preload half's hook: an exit with its status */
+	fx_diagnose(&d, FX_HEADER, OPEN(CUDART),
+		    "{'ev':'end','t_us':1700000000900000,'pid':4242,'via':'_exit','exit_status':3}", NULL);
+	must_not_find(&d, "crashed");
+	must_not_find(&d, "end-unknown");
+	ck_assert_str_eq(d.model.ended_how, "exit");
+	ck_assert_int_eq(d.model.ended_status, 3);
 	fx_free(&d);
 
 	/* _exit(7): no end line, but the launcher saw an exit */

@@ -32,6 +32,8 @@
 #define FX_HEADER_ENV(env) FX_HEADER_KEYS ",'env':{" env "}}"
 /* The last line of a process that exited. */
 #define FX_END "{'ev':'end','t_us':1700000000900000,'pid':4242}"
+/* The launcher saw the process exit with status 1: a run that failed. */
+#define FX_FAILED "{'ev':'reaped','pid':4242,'exit_status':1}"
 
 /* Adds the fixtures to a test case: each test gets its own temporary folder,
  * and the dpkg lookup of the model points at it, so that no installed package
