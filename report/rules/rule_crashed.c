@@ -31,12 +31,21 @@ static bool normal_end_signal(int sig)
  * said, as info, once. */
 static void end_unknown(const struct gt_proc_model *m, struct gt_findings *out)
 {
-	gt_finding_add(out, "end-unknown", GT_SEV_INFO, m,
+	const struct gt_process *p = m->proc;
+	struct gt_finding *f;
+	json_t *e;
+
+	f = gt_finding_add(out, "end-unknown", GT_SEV_INFO, m,
 		       "Nothing to do unless this process was expected to finish its work: run it "
 		       "under gputrace directly (gputrace CMD) to see how it ends.",
 		       "the process left no end line: it ended without exit() or _exit (a signal no "
 		       "handler sees such as SIGKILL or SIGPIPE, exit_group called directly, or an "
 		       "exec that dropped the tracer from its environment)");
+	e = gt_evidence_add(f, "pid %ld (%s): no end line in its trace, no fatal-signal note, and "
+			    "not reaped by the gputrace command", p->pid,
+			    p->argc ? p->argv[0] : (p->exe ? p->exe : "?"));
+	gt_evidence_int(e, "pid", p->pid);
+	gt_evidence_str(e, "exe", p->exe);
 }
 
 void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
