@@ -24,7 +24,7 @@ static const struct {
  * began). -1 when the file says no version or the branch is older. */
 static long cuda_of_driver_file(const struct gt_lib *drv)
 {
-	int branch = gt_version_major(drv->file_version);
+	int branch = gt_version_major(drv->version);
 	size_t i;
 
 	for (i = 0; branch > 0 && i < sizeof(driver_branches) / sizeof(driver_branches[0]); i++)
@@ -33,12 +33,14 @@ static long cuda_of_driver_file(const struct gt_lib *drv)
 	return -1;
 }
 
-/* "13.0.96" -> 13000, as cudaRuntimeGetVersion says it; -1 if not a version. */
+/* "13.0.96" -> 13000, as cudaRuntimeGetVersion says it ("13", a wheel's
+ * libcudart.so.13 with no package record: 13000); from the file's name,
+ * else its package. -1 if neither says. */
 static long cuda_of_runtime_file(const struct gt_lib *rt)
 {
-	int major = -1, minor = -1;
+	int major = -1, minor = 0;
 
-	if (!rt || sscanf(rt->file_version, "%d.%d", &major, &minor) != 2 || major <= 0 || minor < 0)
+	if (!rt || sscanf(rt->version, "%d.%d", &major, &minor) < 1 || major <= 0 || minor < 0)
 		return -1;
 	return major * 1000L + minor * 10L;
 }
@@ -88,7 +90,7 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 	}
 	if (from_files)
 		gt_evidence_add(f, "from the files' own versions (neither library was asked): driver "
-				"%s, runtime %s", drv->file_version, rt ? rt->file_version : "?");
+				"%s, runtime %s", drv->version, rt ? rt->version : "?");
 	if (gt_called_with(p, "cudaGetDeviceCount", 35)) {
 		e = gt_evidence_add(f, "cudaGetDeviceCount returned 35 cudaErrorInsufficientDriver");
 		gt_evidence_int(e, "status", 35);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/framework.h"
+#include "host/elf_info.h"
 #include "report/report.h"
 #include "report/rules.h"
 
@@ -104,12 +106,66 @@ static bool family_loaded(const struct gt_proc_model *m, const struct gt_family_
 	return false;
 }
 
-/* A failed load is judged by what followed: a probe answered by another
- * major is info (a warning when the process failed anyway); in a process
- * that succeeded, a warning at most; an error only in one that failed. */
-static enum gt_severity not_found_severity(const struct gt_proc_model *m, const struct gt_family_info *fi,
-					   bool failed)
+/* Is name a DT_NEEDED of a requester whose load was undone (it is unmapped
+ * again): an ONNX Runtime CUDA provider without libcublasLt.so.11, mmcv's
+ * _ext without libcudart.so.10.1? A dependency, not a probe. */
+static bool needed_by_undone_load(const struct gt_process *p, const struct gt_search *s)
 {
+	struct host_elf_info info;
+	bool closed = false, needed = false;
+	size_t i;
+
+	for (i = 0; i < p->nobjects && !closed; i++)
+		closed = p->objects[i].closed && p->objects[i].path && s->requester &&
+			 strcmp(p->objects[i].path, s->requester) == 0;
+	if (!closed || !host_elf_read(s->requester, &info))
+		return false;
+	for (i = 0; i < info.nneeded && !needed; i++)
+		needed = strcmp(info.needed[i], s->name) == 0;
+	host_elf_free(&info);
+	return needed;
+}
+
+/* Was the family needed, not merely probed? A DT_NEEDED of a load that was
+ * undone without it; or the framework that asked declares it was built for
+ * this family and this version (TensorFlow's build_info.py: cuda_version
+ * '11.0' for libcudart.so.11.0), so that without it the framework ran on
+ * the CPU. cupy-cuda13x asking for libcublasLt.so.12 declares 13: a probe.
+ * Says which in `why`. */
+static bool family_needed(const struct gt_proc_model *m, const struct gt_search *s,
+			  const struct gt_family_info *fi, char *why, size_t cap)
+{
+	struct host_needs needs;
+	size_t i;
+	bool yes = false;
+
+	if (needed_by_undone_load(m->proc, s)) {
+		snprintf(why, cap, "%s needs it (DT_NEEDED): its load was undone", s->requester);
+		return true;
+	}
+	if (!s->requester || !host_framework_needs(s->requester, &needs))
+		return false;
+	for (i = 0; i < needs.n && !yes; i++)
+		if (strcmp(needs.v[i].family, fi->family) == 0 &&
+		    host_version_satisfies(needs.v[i].spec, fi->version) != HOST_UNMET) {
+			snprintf(why, cap, "%s declares it was built for it (%s, in %s): without it, it "
+				 "could not use the GPU", needs.v[i].framework, needs.v[i].what,
+				 needs.v[i].declared_by);
+			yes = true;
+		}
+	host_needs_free(&needs);
+	return yes;
+}
+
+/* A failed load is judged by what followed: a probe answered by another
+ * major is info (a warning when the process failed anyway); an error when
+ * the process failed or the family was needed; else, in a process that
+ * succeeded, a warning (it may have gone on on the CPU). */
+static enum gt_severity not_found_severity(const struct gt_proc_model *m, const struct gt_family_info *fi,
+					   bool failed, bool needed)
+{
+	if (needed)
+		return GT_SEV_ERROR;
 	if (loaded_other_major(m, fi))
 		return failed ? GT_SEV_WARNING : GT_SEV_INFO;
 	return failed ? GT_SEV_ERROR : GT_SEV_WARNING;
@@ -121,7 +177,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	struct gt_family_info fi;
 	char copy[4096 + 256], fix[8192], dir[4096 + 256];
 	struct gt_finding *f;
-	bool elsewhere, failed = gt_model_failed(m);
+	bool elsewhere, needed, failed = gt_model_failed(m);
+	char why[8192 + 1024];
 	size_t i;
 	json_t *e;
 
@@ -146,7 +203,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "LD_LIBRARY_PATH.", s->name,
 				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
 								   "matching your CUDA)" : "");
-		f = gt_finding_add(out, "library-not-found", not_found_severity(m, &fi, failed), m, fix,
+		needed = family_needed(m, s, &fi, why, sizeof(why));
+		f = gt_finding_add(out, "library-not-found", not_found_severity(m, &fi, failed, needed), m, fix,
 				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
 				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
 		if (elsewhere) {
@@ -164,7 +222,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			gt_evidence_add(f, "the process died in this search (the loader's exit 127 at start-up, or "
 					"an abort right after the failed dlopen): the places are the loader's search "
 					"redone on paper");
-		if (loaded_other_major(m, &fi))
+		if (needed)
+			gt_evidence_add(f, "%s", why);
+		else if (loaded_other_major(m, &fi))
 			gt_evidence_add(f, "another %s library was loaded: the name was one probe among "
 					"others", fi.component);
 		else if (!failed && !family_loaded(m, &fi))

@@ -30,11 +30,12 @@ class CliCase(unittest.TestCase):
         return d
 
     def traces_with_an_error(self):
-        """A folder of traces whose report has an error (library-not-found)."""
+        """A folder of traces whose report has an error (library-not-found in
+        a run that failed)."""
         out = os.path.join(self.tmp(), "t")
         env = {"LD_LIBRARY_PATH": "", "CUDA_HOME": os.path.join(FIX, "cuda-12")}
-        p = gt("-q", "-o", out, "--", LOAD_AND_DIE, "exit", "libcudnn.so.8", env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p = gt("-q", "-o", out, "--", LOAD_AND_DIE, "exit1", "libcudnn.so.8", env=env)
+        self.assertEqual(p.returncode, 1, p.stderr)
         return out
 
 
@@ -222,7 +223,7 @@ class Colour(CliCase):
 
     def test_trace_summary(self):
         env = {"LD_LIBRARY_PATH": "", "CUDA_HOME": os.path.join(FIX, "cuda-12")}
-        argv = ["--", LOAD_AND_DIE, "exit", "libcudnn.so.8"]
+        argv = ["--", LOAD_AND_DIE, "exit1", "libcudnn.so.8"]
         self.assertIn(RED, gt("--color=always", *argv, env=env).stderr)
         self.assertNotIn(ESC, gt("--color=never", *argv, env=env).stderr)
         self.assertNotIn(ESC, gt(*argv, env=env).stderr)

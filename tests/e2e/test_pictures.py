@@ -110,7 +110,7 @@ class LibraryFindings(PictureCase):
         self.assertEqual(pic.coloured(RED), [])
 
     def test_library_not_found(self):
-        pic = self.picture(self.traced([LOAD_AND_DIE, "exit", "libcudnn.so.8"], {"CUDA_HOME": fix("cuda-12")}))
+        pic = self.picture(self.traced([LOAD_AND_DIE, "exit1", "libcudnn.so.8"], {"CUDA_HOME": fix("cuda-12")}))
         self.assertIn("library-not-found", self.ids())
         self.assert_not_found_node(pic, "libcudnn.so.8")
 
