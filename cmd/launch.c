@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cmd/launch.h"
 
+#include "cmd/checkers.h"
 #include "cmd/cmd.h"
 
 #include "gputrace/trace_format.h"
@@ -735,6 +736,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return CMD_EXIT_OWN_FAILURE;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return CMD_EXIT_OWN_FAILURE;
+	cmd_checkers_adapt(o->exe ? o->exe : o->argv[0], lib, o->quiet);
 	if (o->dir_used)
 		snprintf(o->dir_used, o->dir_used_cap, "%s", dir);
 	status = run_command(o->exe, o->argv, &child, &wstatus);
@@ -819,6 +821,7 @@ int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, 
 			_exit(127);
 		for (i = 0; env && env[i]; i++)
 			putenv(env[i]);
+		cmd_checkers_adapt(argv[0], lib, false);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

@@ -6,7 +6,8 @@
 # make check-slurm; python3-jsonschema: the e2e tests check every JSON
 # document they read against schema/).
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes, which clang
-# only recommends (and --no-install-recommends leaves out).
+# only recommends (and --no-install-recommends leaves out); valgrind: the
+# tests that valgrind, run by gputrace, still reports no error.
 # libgraphviz-dev: libgvc, which lays out report --svg and --html; graphviz:
 # `dot`, which the picture tests render DOT with; chromium: the headless
 # browser the HTML report is checked in.
@@ -15,7 +16,7 @@
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
 libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema
-libgraphviz-dev graphviz chromium $*"
+libgraphviz-dev graphviz chromium valgrind $*"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
