@@ -29,7 +29,6 @@ static struct gt_trace audit_trace = { .source = GT_SOURCE_AUDIT };
 static char line_buf[65536 + 131072];
 static char tries_buf[131072];
 static struct jline tries;   /* the open search's candidates, as a JSON fragment */
-static char exe_path[PATH_MAX]; /* this image's executable, read once */
 
 /* The search in progress: set by the LA_SER_ORIG call, closed by the object
  * it mapped or, if none, by the next search or the next loader activity. */
@@ -198,20 +197,13 @@ static bool carries_static_cudart(const struct link_map *map, const char *path)
 	return !needs_cudart(map) && audit_elf_has_section(path, fatbin, 2);
 }
 
-/* The main program's l_name is empty; the trace wants a path. */
+/* The main program's l_name is empty; the trace wants a path: the one the
+ * header names (read when the trace was opened, which callers made sure of). */
 static const char *map_path(const struct link_map *map)
 {
-	ssize_t n;
-
 	if (map->l_name && map->l_name[0])
 		return map->l_name;
-	if (!exe_path[0]) {
-		n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
-		if (n <= 0)
-			return "";
-		exe_path[n] = 0;
-	}
-	return exe_path;
+	return gt_trace_exe(&audit_trace);
 }
 
 static enum gt_rule rule_of(unsigned int flag)

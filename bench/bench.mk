@@ -6,6 +6,7 @@
 #   make bench-malloc     bench/malloc_overhead.sh   (R=11 by default)
 #   make bench-load300    bench/load300.sh           (R=21 by default)
 #   make bench-torch      bench/torch_overhead.sh    (GPU machine, R=7)
+#   make bench-exec-fork  bench/exec_fork.sh         (R=21 by default)
 #
 # Rounds: R=N on the make command line or in the environment.
 BUILD ?= build
@@ -41,8 +42,14 @@ $(BENCH)/cudnn_create: bench/cudnn_create.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
 
-.PHONY: bench bench-programs bench-malloc bench-load300 bench-torch bench-cost bench-clean
-bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many $(BENCH)/floor_audit.so $(BENCH)/cudnn_create
+# fork, fork+exec and exec loops timed inside the program (issue 34).
+$(BENCH)/proc_loop: bench/proc_loop.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+.PHONY: bench bench-programs bench-malloc bench-load300 bench-torch bench-cost bench-clean bench-exec-fork
+bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many $(BENCH)/floor_audit.so $(BENCH)/cudnn_create \
+	$(BENCH)/proc_loop
 
 bench: bench-malloc bench-load300
 
@@ -54,6 +61,9 @@ bench-load300:
 
 bench-torch:
 	BUILD=$(BUILD) bench/torch_overhead.sh
+
+bench-exec-fork:
+	BUILD=$(BUILD) PYTHON=$(BENCH_PY) bench/exec_fork.sh
 
 bench-clean:
 	rm -rf $(BENCH)

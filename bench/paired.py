@@ -8,12 +8,18 @@ alternating order (bare first on even rounds, traced first on odd ones), each
 traced run into a fresh trace directory.  --decompose adds two arms to each
 round (the order rotates): the launcher alone (GPUTRACE_DISABLE=1) and the
 library alone (LD_AUDIT/LD_PRELOAD/GPUTRACE_DIR set directly, no launcher),
-to tell what the launcher costs from what the traced process pays.  Warm-up runs (one of each by default)
+to tell what the launcher costs from what the traced process pays.  --also
+NAME=GPUTRACE (repeatable) adds the traced arm of another build, in the same
+rotating rounds (to compare two builds on a noisy machine).  Warm-up runs (one of each by default)
 come first and are not counted.  Both runs must exit 0.
 
 --metric wall          whole-process wall time (time.perf_counter around
                        subprocess.run), in ms
 --metric ns_per_call   the `ns_per_call=X` that COMMAND prints (bench/malloc_loop)
+--metric ms_per_op     the `ms_per_op=X` that COMMAND prints (bench/proc_loop,
+                       bench/exec_fork.sh's shell loops)
+--extra NAME           also the `NAME=X` each run prints, summed up the same way
+                       (bench/proc_loop's cpu_ms_per_op: CPU time, children's too)
 
 Prints the medians of the bare and traced values, the median of the per-round
 differences (traced - bare), the overhead in %, and the size and line count of
@@ -34,6 +40,11 @@ import tempfile
 import time
 
 
+def metric_in(name, out):
+    """The value of `name=X` in a program's output (not of `other_name=X`)."""
+    return re.search(r"(?<![A-Za-z0-9_])%s=([0-9.]+)" % re.escape(name), out)
+
+
 def run_once(argv, metric, timeout, env=None):
     t0 = time.perf_counter()
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -47,10 +58,10 @@ def run_once(argv, metric, timeout, env=None):
     out = p.stdout.decode(errors="replace")
     if metric == "wall":
         return wall * 1e3, out
-    m = re.search(r"ns_per_call=([0-9.]+)", out)
+    m = metric_in(metric, out)
     if not m:
-        sys.stderr.write("paired.py: no ns_per_call= in output of %s:\n%s" % (
-            " ".join(argv), out))
+        sys.stderr.write("paired.py: no %s= in output of %s:\n%s" % (
+            metric, " ".join(argv), out))
         sys.exit(1)
     return float(m.group(1)), out
 
@@ -85,14 +96,18 @@ def calls_of(files):
 
 
 def fmt(v, metric):
-    return ("%.2f ns" % v) if metric == "ns_per_call" else ("%.1f ms" % v)
+    if metric == "ns_per_call":
+        return "%.2f ns" % v
+    if metric == "ms_per_op":
+        return "%.4f ms" % v
+    return "%.1f ms" % v
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--metric", choices=("wall", "ns_per_call"), default="wall")
+    ap.add_argument("--metric", choices=("wall", "ns_per_call", "ms_per_op"), default="wall")
     ap.add_argument("--gputrace", default=os.environ.get("GPUTRACE", "build/gputrace"))
     ap.add_argument("--label", default="")
     ap.add_argument("--calls", action="store_true")
@@ -101,6 +116,10 @@ def main():
                     "library alone (LD_AUDIT/LD_PRELOAD set directly, no launcher)")
     ap.add_argument("--lib", default=None,
                     help="libgputrace.so for --decompose (default: next to --gputrace)")
+    ap.add_argument("--extra", action="append", default=[], metavar="NAME",
+                    help="one more value NAME=X from each run's output, reported alike")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=GPUTRACE",
+                    help="one more traced arm: another build's gputrace, same rounds")
     ap.add_argument("--same-output", action="store_true",
                     help="check that every counted run printed the same stdout")
     ap.add_argument("--budget", type=float, default=0,
@@ -119,13 +138,16 @@ def main():
     base = tempfile.mkdtemp(prefix="gputrace-bench.")
     sizes, nlines, last_files = [], [], []
 
-    def traced():
+    def traced(gputrace=None):
         d = tempfile.mkdtemp(dir=base)
-        v, out = run_once([a.gputrace, "-q", "-o", d, "--"] + cmd, a.metric, a.timeout)
+        v, out = run_once([gputrace or a.gputrace, "-q", "-o", d, "--"] + cmd, a.metric, a.timeout)
         files, size, lines = trace_stats(d)
         if not files:
             sys.stderr.write("paired.py: traced run wrote no trace in %s\n" % d)
             sys.exit(1)
+        if gputrace:  # another build's arm: its traces are not counted
+            shutil.rmtree(d, ignore_errors=True)
+            return v, out
         sizes.append(size)
         nlines.append(lines)
         keep = os.path.join(base, "last")
@@ -165,7 +187,15 @@ def main():
         arms = [("bare", bare), ("traced", traced)]
         if a.decompose:
             arms += [("launcher", launcher_only), ("env", env_only)]
+        also = []
+        for spec in a.also:
+            name, _, path = spec.partition("=")
+            if not path or not os.access(path, os.X_OK):
+                ap.error("--also %r: NAME=GPUTRACE, an executable" % spec)
+            also.append(name)
+            arms.append((name, lambda p=path: traced(p)))
         vals = {name: [] for name, _ in arms}
+        extra = {(x, name): [] for x in a.extra for name, _ in arms}
         outs = {}
         last_round = 0.0
         for r in range(a.rounds):
@@ -178,6 +208,12 @@ def main():
             for name, fn in order:
                 v, out = fn()
                 vals[name].append(v)
+                for x in a.extra:
+                    m = metric_in(x, out)
+                    if not m:
+                        sys.stderr.write("paired.py: no %s= in output:\n%s" % (x, out))
+                        sys.exit(1)
+                    extra[(x, name)].append(float(m.group(1)))
                 outs.setdefault(out, []).append(name)
             last_round = time.perf_counter() - r0
             if a.verbose:
@@ -187,12 +223,12 @@ def main():
         B, T = vals["bare"], vals["traced"]
         mb, mt = statistics.median(B), statistics.median(T)
         md = statistics.median([t - b for b, t in zip(B, T)])
-        unit = "ns/call" if a.metric == "ns_per_call" else "ms wall"
+        unit = {"ns_per_call": "ns/call", "ms_per_op": "ms/op"}.get(a.metric, "ms wall")
         if a.label:
             print("== %s" % a.label)
         print("command: %s" % " ".join(cmd))
         print("rounds: %d, order %s each round; %d warm-up round(s) not counted" % (
-            len(B), "rotating" if a.decompose else "alternating", a.warmup))
+            len(B), "rotating" if len(arms) > 2 else "alternating", a.warmup))
         print("bare    (%s): median %s  [min %s, max %s]" % (
             unit, fmt(mb, a.metric), fmt(min(B), a.metric), fmt(max(B), a.metric)))
         print("traced  (%s): median %s  [min %s, max %s]" % (
@@ -218,6 +254,19 @@ def main():
                 d = statistics.median([x - b for b, x in zip(B, vals[name])])
                 print("%-8s(%s): median %s, median paired diff %s (%+.2f%%)" % (
                     name, what, fmt(m, a.metric), fmt(d, a.metric), d / mb * 100))
+        for x in a.extra:
+            eb = extra[(x, "bare")]
+            print("%s: %s" % (x, ", ".join(
+                "%s median %.4f%s" % (name, statistics.median(extra[(x, name)]), "" if name == "bare" else
+                                      " (added %.4f)" % statistics.median(
+                                          [t - b for b, t in zip(eb, extra[(x, name)])]))
+                for name, _ in arms)))
+        for name in also:
+            m = statistics.median(vals[name])
+            d = statistics.median([x - b for b, x in zip(B, vals[name])])
+            print("%-8s(%s): median %s, added (median of per-round %s-bare) %s" % (
+                name, dict(x.partition("=")[::2] for x in a.also)[name], fmt(m, a.metric),
+                name, fmt(d, a.metric)))
         if a.calls:
             tot, allocs = calls_of(last_files)
             print("calls lines (last traced run, %d file(s)):" % len(last_files))

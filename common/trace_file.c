@@ -77,6 +77,26 @@ const char *gt_image_id(void)
 	return id;
 }
 
+#define PROC_CMDLINE "/proc/self/cmdline"
+
+/* A file of /proc/self whose whole text one read returns (stat, cmdline: the
+ * kernel fills the buffer as far as the text goes), NUL-terminated: one
+ * system call less than reading to the end. Its length, -1 on error. */
+static ssize_t read_proc(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 /* Field 22 of /proc/self/stat: when the process started, in clock ticks since
  * boot. With the pid it names one process on this host for all time. */
 unsigned long long gt_start_ticks_of(long pid)
@@ -94,7 +114,7 @@ unsigned long long gt_start_ticks_of(long pid)
 			path[6 + field] = digits[n - 1 - field];
 		memcpy(path + 6 + n, "/stat", 6);
 	}
-	if (gt_read_small(path, buf, sizeof(buf)) <= 0)
+	if (read_proc(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');
 	if (!p)
@@ -104,11 +124,6 @@ unsigned long long gt_start_ticks_of(long pid)
 		if (*p == ' ')
 			field++;
 	return strtoull(p, NULL, 10);
-}
-
-static unsigned long long process_start_ticks(void)
-{
-	return gt_start_ticks_of(0);
 }
 
 void gt_host_name(char *out, size_t cap)
@@ -159,16 +174,19 @@ static const char *const size_vars[] = { GT_WORLD_SIZE_VARS(GT_ENV_NAME) NULL };
 #undef GT_ENV_NAME
 static char environ_buf[131072];
 
-/* A variable as it was when this program image started (/proc/self/environ):
- * both halves of the library then name the same file, even if the program
- * changed its environment (the preload half's getenv would see that, the
- * audit half's would not). */
-static const char *initial_env(const char *name)
+/* A variable as it was when this program image started: the file's name
+ * must not depend on the program's own changes to its environment. The
+ * audit namespace's libc has that environment (the program never touches
+ * it), so the audit half asks getenv; the preload half, whose getenv sees
+ * the program's changes, reads /proc/self/environ. */
+static const char *initial_env(const char *name, bool audit)
 {
 	static ssize_t len = -1;
 	size_t nl = strlen(name);
 	ssize_t i = 0;
 
+	if (audit)
+		return getenv(name);
 	if (len < 0)
 		len = gt_read_small("/proc/self/environ", environ_buf, sizeof(environ_buf));
 	while (i < len) {
@@ -183,7 +201,7 @@ static const char *initial_env(const char *name)
 }
 
 /* The first of the variables that holds a plain number; -1 if none. */
-static long env_number(const char *const *names, const char **which)
+static long env_number(const char *const *names, const char **which, bool audit)
 {
 	const char *v;
 	char *end;
@@ -191,7 +209,7 @@ static long env_number(const char *const *names, const char **which)
 	int i;
 
 	for (i = 0; names[i]; i++) {
-		v = initial_env(names[i]);
+		v = initial_env(names[i], audit);
 		if (!v || !*v)
 			continue;
 		n = strtol(v, &end, 10);
@@ -231,9 +249,9 @@ static bool trace_name_of(char *out, size_t cap, const char *host, pid_t pid, lo
 	return pos + 1 < cap;
 }
 
-static bool trace_name(char *out, size_t cap, const char *host, pid_t pid, int k)
+static bool trace_name(char *out, size_t cap, const struct gt_facts *f, pid_t pid, int k)
 {
-	return trace_name_of(out, cap, host, pid, env_number(rank_vars, NULL), k);
+	return trace_name_of(out, cap, f->host, pid, f->rank, k);
 }
 
 /* The name without a rank: what a fork child's file is called before the
@@ -261,20 +279,20 @@ static bool trace_is_ours(int fd, pid_t pid, unsigned long long start)
 	return strstr(buf, want) != NULL;
 }
 
-static void add_argv(struct jline *j)
+static void add_argv(struct jline *j, const struct gt_facts *f)
 {
-	ssize_t n = gt_read_small("/proc/self/cmdline", cmdline_buf, sizeof(cmdline_buf));
-	ssize_t i = 0;
+	const char *argv = f->argv;
+	ssize_t n = f->argv_len, i = 0;
 	bool lossy = false;
 
 	jl_array_begin(j, GT_K_ARGV);
 	while (i < n) {
-		size_t len = strlen(cmdline_buf + i);
+		size_t len = strnlen(argv + i, (size_t)(n - i));
 		bool l;
 
-		jl_escape(NULL, 0, cmdline_buf + i, len, &l);
+		jl_escape(NULL, 0, argv + i, len, &l);
 		lossy |= l;
-		jl_array_str(j, cmdline_buf + i, len);
+		jl_array_str(j, argv + i, len);
 		i += (ssize_t)len + 1;
 	}
 	jl_array_end(j);
@@ -326,24 +344,23 @@ static void add_kernel_driver(struct jline *j)
 	jl_array_end(j);
 }
 
-/* This copy's header line, in header_buf; returns its length. */
-static size_t build_header(struct gt_trace *t, const char *host, unsigned long long start)
+/* This copy's header line, in header_buf; returns its length. What /proc
+ * says comes from the facts the opener read (gather_facts). */
+static size_t build_header(struct gt_trace *t)
 {
+	const struct gt_facts *f = &t->sink->facts;
 	struct jline j;
-	char exe[PATH_MAX], cwd[PATH_MAX];
-	const char *rank_var = NULL;
-	ssize_t n;
+	char cwd[PATH_MAX];
 	size_t i;
-	long rank;
 
 	jl_begin(&j, header_buf, sizeof(header_buf), gt_event_name(GT_EV_HEADER));
 	jl_str(&j, GT_K_FORMAT, GT_FORMAT_NAME);
 	jl_int(&j, GT_K_VERSION, GT_FORMAT_VERSION);
 	jl_str(&j, GT_K_SOURCE, t->source);
-	jl_int(&j, GT_K_PID, getpid());
-	jl_uint(&j, GT_K_START_TICKS, start);
+	jl_int(&j, GT_K_PID, t->sink->pid);
+	jl_uint(&j, GT_K_START_TICKS, f->start);
 	jl_int(&j, GT_K_PPID, getppid());
-	jl_str(&j, GT_K_HOST, host);
+	jl_str(&j, GT_K_HOST, f->host);
 	jl_str(&j, GT_K_IMAGE, gt_image_id());
 	if (t->forked)
 		jl_bool(&j, GT_K_FORK, true);
@@ -352,23 +369,20 @@ static size_t build_header(struct gt_trace *t, const char *host, unsigned long l
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_int(&j, GT_K_UID, getuid());
 	jl_int(&j, GT_K_EUID, geteuid());
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0)
-		jl_strn(&j, GT_K_EXE, exe, (size_t)n);
+	if (f->exe)
+		jl_strn(&j, GT_K_EXE, f->exe, f->exe_len);
 	if (getcwd(cwd, sizeof(cwd)))
 		jl_str(&j, GT_K_CWD, cwd);
 	jl_str(&j, GT_K_GLIBC, gnu_get_libc_version());
 	jl_str(&j, GT_K_WRITER, t->sink->fallback ? "write" : "mmap");
 	jl_str(&j, GT_K_WRITER_WHY, t->sink->fallback);
-	rank = env_number(rank_vars, &rank_var);
-	if (rank >= 0) {
-		jl_int(&j, GT_K_RANK, rank);
-		jl_str(&j, GT_K_RANK_VAR, rank_var);
+	if (f->rank >= 0) {
+		jl_int(&j, GT_K_RANK, f->rank);
+		jl_str(&j, GT_K_RANK_VAR, f->rank_var);
 	}
-	rank = env_number(size_vars, NULL);
-	if (rank >= 0)
-		jl_int(&j, GT_K_WORLD_SIZE, rank);
-	add_argv(&j);
+	if (f->world_size >= 0)
+		jl_int(&j, GT_K_WORLD_SIZE, f->world_size);
+	add_argv(&j, f);
 	if (strcmp(t->source, GT_SOURCE_PRELOAD) == 0)
 		add_kernel_driver(&j);
 	/* env: only the variables that steer loading, and the rank variables. */
@@ -408,37 +422,38 @@ static bool only_headers(int fd)
  * its rank's file; the file of its fork, named without the rank and holding
  * only the fork's header, would count as one more process: it goes. Only a
  * file of this very process (pid and start time) is touched. */
-static void drop_prefork_stub(const char *host, pid_t pid, unsigned long long start)
+static void drop_prefork_stub(const struct gt_facts *f, pid_t pid)
 {
 	char path[PATH_MAX];
 	int fd;
 
-	if (env_number(rank_vars, NULL) < 0 || !trace_name_plain(path, sizeof(path), host, pid))
+	if (f->rank < 0 || !trace_name_plain(path, sizeof(path), f->host, pid))
 		return;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (trace_is_ours(fd, pid, start) && only_headers(fd))
+	if (trace_is_ours(fd, pid, f->start) && only_headers(fd))
 		unlink(path);
 	close(fd);
 }
 
 /* Creates the trace, or joins this process's own (after exec), and gives it
  * to the sink. Under the sink's lock. */
-static void open_trace(struct gt_trace *t, const char *host, unsigned long long start)
+static void open_trace(struct gt_trace *t)
 {
 	struct gt_sink *s = t->sink;
-	pid_t pid = getpid();
+	const struct gt_facts *f = &s->facts;
+	pid_t pid = s->pid;
 	struct stat st;
 	int k, fd;
 
 	for (k = 0; k < 16; k++) {
-		if (!trace_name(s->path, sizeof(s->path), host, pid, k))
+		if (!trace_name(s->path, sizeof(s->path), f, pid, k))
 			return;
 		fd = open(s->path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			gt_sink_attach(s, fd, false);
-			drop_prefork_stub(host, pid, start);
+			drop_prefork_stub(f, pid);
 			return;
 		}
 		if (errno != EEXIST)
@@ -449,7 +464,7 @@ static void open_trace(struct gt_trace *t, const char *host, unsigned long long 
 		/* Only our own regular file, only this process's (an earlier
 		 * image of it, before exec). */
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		    trace_is_ours(fd, pid, start)) {
+		    trace_is_ours(fd, pid, f->start)) {
 			gt_sink_attach(s, fd, true);
 			return;
 		}
@@ -501,14 +516,40 @@ void gt_trace_hand_over(struct gt_trace *t, uintptr_t peer_base)
 	*slot = &own_handover;
 }
 
+static char exe_buf[PATH_MAX];
+
+/* What the headers say about this process, read once for both halves. A
+ * fork child (`forked`) runs its parent's image: the host, the executable
+ * and the environment the image started with are the parent's, already
+ * read; its start time is its own, and so is argv, which the parent may
+ * have rewritten since its header. */
+static void gather_facts(struct gt_trace *t, bool forked)
+{
+	struct gt_facts *f = &t->sink->facts;
+	bool audit = strcmp(t->source, GT_SOURCE_AUDIT) == 0;
+	ssize_t n;
+
+	f->start = gt_start_ticks_of(0);
+	f->argv_len = read_proc(PROC_CMDLINE, cmdline_buf, sizeof(cmdline_buf));
+	f->argv = cmdline_buf;
+	if (forked)
+		return;
+	gt_host_name(f->host, sizeof(f->host));
+	n = readlink("/proc/self/exe", exe_buf, sizeof(exe_buf) - 1);
+	exe_buf[n > 0 ? n : 0] = 0;
+	f->exe = n > 0 ? exe_buf : NULL;
+	f->exe_len = n > 0 ? (size_t)n : 0;
+	f->rank = env_number(rank_vars, &f->rank_var, audit);
+	f->world_size = env_number(size_vars, NULL, audit);
+}
+
 /* First use, or the first use in a child after fork: the file of this
  * process is opened (created, or joined after exec) and the opener's header
  * written, both under the lock, so no line of this file comes before it. */
 static void open_for_this_process(struct gt_trace *t)
 {
 	struct gt_sink *s = t->sink;
-	char host[256];
-	unsigned long long start;
+	bool forked;
 	size_t len;
 
 	/* In a fork child the lock may be a copy of one a parent's thread held:
@@ -520,17 +561,19 @@ static void open_for_this_process(struct gt_trace *t)
 		gt_sink_unlock(s);
 		return;
 	}
-	if (s->pid && !same_process(s))
+	forked = s->pid && !same_process(s);
+	if (forked)
 		gt_sink_forget(s);
 	s->pid = getpid();
-	start = process_start_ticks();
-	gt_host_name(host, sizeof(host));
-	open_trace(t, host, start);
+	gather_facts(t, forked);
+	/* Before the file is mapped: its windows stay out of fork children
+	 * only where the child can tell it is one (trace_sink.c). */
 	arm_canary(s);
+	open_trace(t);
 	if (__atomic_load_n(&s->mode, __ATOMIC_ACQUIRE) != GT_SINK_CLOSED) {
 		s->generation++;
 		t->gen = s->generation;
-		len = build_header(t, host, start);
+		len = build_header(t);
 		gt_sink_write_locked(s, header_buf, len);
 		t->forked = false;
 	}
@@ -560,16 +603,19 @@ bool gt_trace_ready(struct gt_trace *t)
 		return false;
 	gen = __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE);
 	if (__atomic_exchange_n(&t->gen, gen, __ATOMIC_ACQ_REL) != gen) {
-		/* The other half opened this file: this half's own header. */
-		char host[256];
-
+		/* The other half opened this file: this half's own header, from
+		 * the facts that half read. */
 		saved = errno;
-		gt_host_name(host, sizeof(host));
-		gt_sink_write(s, header_buf, build_header(t, host, process_start_ticks()));
+		gt_sink_write(s, header_buf, build_header(t));
 		t->forked = false;
 		errno = saved;
 	}
 	return true;
+}
+
+const char *gt_trace_exe(const struct gt_trace *t)
+{
+	return t->sink && t->sink->facts.exe ? t->sink->facts.exe : "";
 }
 
 bool gt_trace_ready_checked(struct gt_trace *t)

@@ -46,6 +46,9 @@ bool gt_trace_ready(struct gt_trace *t);
 /* The same, and for a write(2) sink, makes sure its fd is still our file
  * (one fstat): for the start of a burst of lines, not for every line. */
 bool gt_trace_ready_checked(struct gt_trace *t);
+/* The executable of this process image as its header names it, read once
+ * when the file was opened; "" if unreadable. */
+const char *gt_trace_exe(const struct gt_trace *t);
 /* Writes one finished line (from jl_end). */
 void gt_trace_write(struct gt_trace *t, const char *line, size_t len);
 /* At exit, after the last line of this process: the file is cut to the

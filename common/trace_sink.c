@@ -18,12 +18,18 @@
 #include "common/trace_file.h"
 #include "gputrace/trace_format.h"
 
-/* Space is reserved this much at a time, less (down to a page) when the
- * file system is nearly full. */
+/* Space is reserved a page at first, then as much again as the file holds,
+ * up to GROW_STEP at a time; less (down to a page) when the file system is
+ * nearly full. Small at first because the cut at exit must free no block: on
+ * ext4 a truncation that frees blocks took 2.5-3.6 ms on the build VM (a
+ * synchronous discard, `-o discard`), one inside the last block 12 us, and
+ * most processes of a shell loop write 2-3 KiB (bench/README.md, section 8). */
 #define GROW_STEP (64u << 10)
 #define GROW_MIN 4096u
-/* The last bytes reserved are kept for the note that says the trace was cut. */
-#define CUT_MARGIN 512u
+/* The last bytes reserved are kept for the note that says the trace was cut
+ * (under 100 bytes). Small: a process whose lines end in the margin of its
+ * last page grew the file by a page its cut at exit frees again. */
+#define CUT_MARGIN 128u
 /* Lowest fd number of a write(2) sink: shells and daemons take the low
  * numbers for themselves (bash uses 255 and below). */
 #define FD_FLOOR 800
@@ -98,6 +104,12 @@ static bool map_windows(struct gt_sink *s, int fd, uint64_t end)
 			 (off_t)(k * GT_SINK_WINDOW));
 		if (w == MAP_FAILED)
 			return false;
+		/* A fork child writes its own file: the parent's windows are of
+		 * no use there. Kept out of it, fork copies less and the child
+		 * unmaps nothing. Only where the wiped page tells a child at its
+		 * first line: without it, the child keeps them mapped. */
+		if (!s->canary || madvise(w, GT_SINK_WINDOW, MADV_DONTFORK) != 0)
+			s->windows_inherited = true;
 		s->windows[k] = w;
 	}
 	return true;
@@ -113,12 +125,22 @@ static void unmap_windows(struct gt_sink *s)
 	}
 }
 
+/* The next stretch to reserve: as much as the file holds (a page for an
+ * empty file), at most GROW_STEP, ending on a page boundary. */
+static uint64_t next_step(const struct gt_sink *s)
+{
+	uint64_t whole = s->reserved & ~(uint64_t)(GROW_MIN - 1);
+	uint64_t step = whole < GROW_MIN ? GROW_MIN : whole > GROW_STEP ? GROW_STEP : whole;
+
+	return whole + step - s->reserved;
+}
+
 /* Allocates [s->reserved, s->reserved + n) in the file, n as large as the
  * disk allows down to a page. The new stretch is mapped before it is
  * published, so a writer that sees it can copy into it. */
 static bool reserve_more(struct gt_sink *s, int fd)
 {
-	uint64_t step = GROW_STEP;
+	uint64_t step = next_step(s);
 
 	while (fallocate(fd, 0, (off_t)s->reserved, (off_t)step) != 0) {
 		if (errno == EINTR)
@@ -219,6 +241,16 @@ static uint64_t find_data_end(int fd, uint64_t size, bool *needs_newline)
 	return 0;
 }
 
+/* After exec the file of this process has room its earlier image reserved
+ * (fallocate: no hole, no SIGBUS): it is mapped as it is, and grows when a
+ * line needs it. Reserving more here would grow the file at every exec. */
+static bool map_existing(struct gt_sink *s, int fd)
+{
+	if (s->tail + CUT_MARGIN >= s->reserved)
+		return false;
+	return map_windows(s, fd, s->reserved);
+}
+
 static void use_write(struct gt_sink *s, int fd, const char *why)
 {
 	s->fallback = why;
@@ -252,7 +284,7 @@ void gt_sink_attach(struct gt_sink *s, int fd, bool existing)
 		use_write(s, fd, "GPUTRACE_WRITER=write");
 		return;
 	}
-	if (!reserve_more(s, fd)) {
+	if (!map_existing(s, fd) && !reserve_more(s, fd)) {
 		int err = errno;
 
 		unmap_windows(s);
@@ -323,7 +355,10 @@ void gt_sink_write(struct gt_sink *s, const char *line, size_t len)
 {
 	int saved = errno, mode;
 
-	if (!len)
+	/* A fork child before it opened its own file (the caller should have
+	 * asked gt_trace_ready): nothing of the parent's is written, nor
+	 * touched (its windows are not mapped here). */
+	if (!len || (s->canary && !*s->canary))
 		return;
 	for (;;) {
 		/* Counted while it may copy: the trim at exit waits for it. */
@@ -398,7 +433,9 @@ void gt_sink_finish(struct gt_sink *s)
 	fd = reopen(s, O_RDWR | O_APPEND);
 	was_cut = s->cut;
 	if (fd >= 0 && ftruncate(fd, (off_t)data_end(s)) == 0) {
-		unmap_windows(s);
+		/* The windows stay mapped, unused (later lines go by write(2)):
+		 * the exit that follows unmaps them for free, an munmap now
+		 * costs a TLB flush. The cut already took the pages past the end. */
 		s->fd = high_fd(fd);
 		/* After a cut nothing more is written, now as before. */
 		__atomic_store_n(&s->mode, was_cut ? GT_SINK_CLOSED : GT_SINK_WRITE, __ATOMIC_SEQ_CST);
@@ -412,9 +449,24 @@ void gt_sink_finish(struct gt_sink *s)
 	errno = saved;
 }
 
+/* In a fork child: the parent's windows are not mapped here (MADV_DONTFORK),
+ * and the child may have mapped something else at those addresses since. */
+static void forget_windows(struct gt_sink *s)
+{
+	int k;
+
+	if (s->windows_inherited) {
+		unmap_windows(s);
+		return;
+	}
+	for (k = 0; k < GT_SINK_MAX_WINDOWS && s->windows[k]; k++)
+		s->windows[k] = NULL;
+}
+
 void gt_sink_forget(struct gt_sink *s)
 {
-	unmap_windows(s);
+	forget_windows(s);
+	s->windows_inherited = false;
 	s->fd = -1;  /* the parent's; O_CLOEXEC, and after vfork not ours to close */
 	s->tail = s->reserved = s->cut_end = 0;
 	s->cut = 0;

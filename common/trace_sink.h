@@ -33,6 +33,22 @@ enum gt_sink_mode {
 	GT_SINK_WRITE,     /* lines go by write(2) to fd */
 };
 
+/* What every header of the file's process says about it, read once by the
+ * half that opens the file (common/trace_file.c) and reused by the other
+ * half's header: an exec reads /proc once, not twice. A fork child reads
+ * again only what fork changed. Strings live in the reading copy's own
+ * static buffers (both copies share the address space). */
+struct gt_facts {
+	unsigned long long start;   /* /proc/self/stat field 22 */
+	long rank, world_size;      /* from the environment the image started with; -1: none */
+	const char *rank_var;       /* the variable the rank came from */
+	const char *exe;            /* /proc/self/exe, exe_len bytes; NULL: unreadable */
+	size_t exe_len;
+	const char *argv;           /* /proc/self/cmdline, argv_len bytes, NUL-separated */
+	ssize_t argv_len;
+	char host[256];             /* the host part of the file name */
+};
+
 struct gt_sink {
 	int lock;                   /* opening, growing, trimming */
 	int mode;                   /* enum gt_sink_mode, read atomically */
@@ -48,6 +64,8 @@ struct gt_sink {
 	dev_t dev;                  /* identity of the trace file */
 	ino_t ino;
 	const char *fallback;       /* why lines go by write(2), for the header; NULL: mapped */
+	bool windows_inherited;     /* MADV_DONTFORK failed: a fork child has the windows mapped */
+	struct gt_facts facts;      /* of pid's process, for the headers */
 	char path[PATH_MAX];
 	char *windows[GT_SINK_MAX_WINDOWS];
 };
