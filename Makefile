@@ -132,6 +132,7 @@ $(BUILD)/unit_tests: $(UNIT_OBJ)
 -include fixtures/fixtures.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
+include tests/real/real.mk
 
 PYTHON ?= /usr/bin/python3
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
@@ -293,11 +294,16 @@ asan:
 TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$(LDFLAGS)' \
 	SAN='$(SAN)' WERROR='$(WERROR)' BUILD='$(abspath $(BUILD))'
 
-# What `make check` runs, in whatever build BUILD and SAN name.
+# What `make check` runs, in whatever build BUILD and SAN name. The e2e
+# modules run a few at a time (tools/run-e2e.py: they mostly wait on the
+# programs they start); E2E="test_trust test_tracer" runs those alone,
+# E2E_JOBS=1 one after the other.
+E2E ?=
+E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
 	$(BUILD)/unit_tests
 	BUILD=$(abspath $(BUILD)) GPUTRACE_MAKE_VARS="$(TEST_MAKE_VARS)" \
-		$(PYTHON) -m unittest discover -s tests/e2e -t . -v
+		$(PYTHON) tools/run-e2e.py -j $(E2E_JOBS) $(E2E)
 
 # ---- install: the usual layout under $(DESTDIR)$(PREFIX). The command finds
 # its library, probe and framework script in ../lib/gputrace/ from its own

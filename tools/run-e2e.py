@@ -1,0 +1,72 @@
+"""Runs the end-to-end test modules (tests/e2e/test_*.py) in parallel, one
+`python3 -m unittest` process per module, and prints each module's output
+whole as it finishes, then a summary. Exit status 1 if any module failed.
+
+Why: the tests spend most of their time waiting on the programs they run
+(gputrace, Python, mpirun), so a few modules at once use two cores far
+better than one after the other; CI must stay under 8 minutes on 2 cores.
+Each module keeps running in one process, in unittest's order, so tests that
+share a class fixture (setUpClass) are unaffected.
+
+    /usr/bin/python3 tools/run-e2e.py [-j N] [MODULE...]
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import subprocess
+import sys
+import time
+
+# The slowest modules first, so that the pool does not end waiting on one.
+SLOW_FIRST = ["test_cases", "test_real_commands", "test_multi", "test_html", "test_report",
+              "test_doctor", "test_diff_retry", "test_install", "test_scan", "test_hardening",
+              "test_copies", "test_checkers"]
+
+
+def modules(names):
+    found = sorted(os.path.basename(p)[:-3] for p in glob.glob("tests/e2e/test_*.py"))
+    if names:
+        missing = [n for n in names if n not in found]
+        if missing:
+            sys.exit("run-e2e: no such test module: %s" % ", ".join(missing))
+        found = names
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    return sorted(found, key=lambda n: (rank.get(n, len(SLOW_FIRST)), n))
+
+
+def run(module):
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "unittest", "-v", "tests.e2e." + module],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ)
+    return module, p.returncode, p.stdout.decode(errors="replace"), time.monotonic() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-j", type=int, default=(os.cpu_count() or 2) + 1, help="modules at once")
+    ap.add_argument("module", nargs="*")
+    args = ap.parse_args()
+    todo = modules(args.module)
+    failed, times = [], []
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
+        for done in concurrent.futures.as_completed([ex.submit(run, m) for m in todo]):
+            module, rc, out, secs = done.result()
+            sys.stdout.write("==== %s (%.0f s, exit %d)\n%s\n" % (module, secs, rc, out))
+            sys.stdout.flush()
+            times.append((secs, module))
+            if rc != 0:
+                failed.append(module)
+    print("run-e2e: %d modules in %.0f s with -j %d; slowest: %s" % (
+        len(todo), time.monotonic() - start, args.j,
+        ", ".join("%s %.0f s" % (m, s) for s, m in sorted(times, reverse=True)[:5])))
+    if failed:
+        print("run-e2e: FAILED: %s" % ", ".join(failed))
+        return 1
+    print("run-e2e: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
