@@ -194,6 +194,8 @@ STOP_SELF = ("import ctypes, os, signal, sys\n"
              "rt = ctypes.CDLL(sys.argv[1] + '/cuda_runtime/lib/libcudart.so.13')\n"
              "n = ctypes.c_int()\n"
              "print('devices', rt.cudaGetDeviceCount(ctypes.byref(n)), flush=True)\n"
+             # under nohup (make check run so) SIGHUP comes in ignored
+             "signal.signal(int(sys.argv[2]), signal.SIG_DFL)\n"
              "os.kill(os.getpid(), int(sys.argv[2]))\n")
 
 
