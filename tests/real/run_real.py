@@ -344,9 +344,10 @@ def problem_lines(r):
     """Each problem of one command, with the command and both sides."""
     head = "%s [%s]: %s" % (r.cmd.id, r.cmd.category, r.cmd.display())
     lines = []
+    if r.differences:
+        lines.append("DIFFERENCE " + head)
     for stream, bare, traced in r.differences:
-        lines += ["DIFFERENCE " + head, "    stream: " + stream,
-                  "    bare:   " + bare, "    traced: " + traced]
+        lines += ["    stream: " + stream, "      bare:   " + bare, "      traced: " + traced]
     for fid, text in r.errors:
         lines += ["ERROR FINDING " + head, "    %s: %s" % (fid, text)]
     if r.report_problem:
