@@ -6,6 +6,7 @@ import collections
 import glob
 import json
 import os
+import threading
 
 import jsonschema
 
@@ -31,18 +32,28 @@ def _load_all():
     return store
 
 
+_build_lock = threading.Lock()
+
+
 def validator(name):
-    """The validator of schema/<name>.schema.json (trace-line, report, ...)."""
-    if not _validators:
-        store = _load_all()
-        for key, s in list(store.items()):
-            if "/" in key:
-                continue
-            cls = jsonschema.validators.validator_for(s)
-            cls.check_schema(s)
-            resolver = jsonschema.RefResolver(s["$id"], s, store={k: v for k, v in store.items() if "/" in k})
-            _validators[key] = cls(s, resolver=resolver)
+    """The validator of schema/<name>.schema.json (trace-line, report, ...).
+    Built once, under a lock: tests that read reports from several threads
+    (tests/e2e/test_real_commands.py) would otherwise see a half-filled table."""
+    with _build_lock:
+        if not _validators:
+            _build_all()
     return _validators[name]
+
+
+def _build_all():
+    store = _load_all()
+    for key, s in list(store.items()):
+        if "/" in key:
+            continue
+        cls = jsonschema.validators.validator_for(s)
+        cls.check_schema(s)
+        resolver = jsonschema.RefResolver(s["$id"], s, store={k: v for k, v in store.items() if "/" in k})
+        _validators[key] = cls(s, resolver=resolver)
 
 
 def kind_of(obj):
