@@ -46,7 +46,12 @@ one() {
 }
 
 echo "host: $(uname -srm), $(nproc) CPU(s), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "gputrace: $GPUTRACE ($(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- common audit preload 2>/dev/null || echo ', library sources modified'))${BEFORE:+; before: $BEFORE/gputrace}"
+rev='?'
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	rev=$(git rev-parse --short HEAD)
+	git diff --quiet HEAD -- common audit preload || rev="$rev, library sources modified"
+fi
+echo "gputrace: $GPUTRACE ($rev)${BEFORE:+; before: $BEFORE/gputrace}"
 echo "per operation: ms; added = median over rounds of (traced - bare)"
 echo
 CPU="--extra cpu_ms_per_op"
