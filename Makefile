@@ -35,8 +35,8 @@ $(file > $(BUILD_FLAGS_FILE),$(BUILD_FLAGS))
 endif
 
 # Folders by where code runs (doc/design-notes.md, Layout): common/ is in both
-# binaries; audit/ and preload/ only in the library; host/, report/ and cmd/
-# only in the command.
+# binaries; audit/ and preload/ only in the library; host/, read/, rules/,
+# report/, render/, compare/ and cmd/ only in the command.
 COMMON_SRC := $(wildcard common/*.c)
 # The command's allocate-or-abort (common/xalloc.h) never goes into the library.
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
@@ -93,19 +93,20 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # The command: launcher, reader and summary (with sanitizers only when SAN says so).
-CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard report/*.c) $(wildcard report/rules/*.c) \
-	$(wildcard cmd/*.c)
+# Listed lowest layer first, as tools/check-layers.py orders them.
+CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard read/*.c) $(wildcard rules/*.c) \
+	$(wildcard report/*.c) $(wildcard render/*.c) $(wildcard compare/*.c) $(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf
-# Graphviz's layout library, for report --svg and --html (report/svg_layout.c):
+# Graphviz's layout library, for report --svg and --html (render/svg_layout.c):
 # the command's alone, never libgputrace.so's. GVC=0 builds the command
 # without it (--svg and --html then say so, exit 125; --dot still works), for
 # a host that has no libgvc, as the build carried to the GPU machine.
 GVC ?= 1
 ifeq ($(GVC),0)
 GVC_LIBS :=
-$(BUILD)/cmd/report/svg_layout.o: ALL_CPPFLAGS += -DGPUTRACE_NO_GVC
+$(BUILD)/cmd/render/svg_layout.o: ALL_CPPFLAGS += -DGPUTRACE_NO_GVC
 else
 GVC_LIBS ?= $(shell pkg-config --libs libgvc 2>/dev/null || echo -lgvc -lcgraph -lcdt)
 endif

@@ -5,9 +5,8 @@
 #define _GNU_SOURCE
 #include "cmd/checkers.h"
 
-#include "cmd/launch.h"
 #include "host/elf_info.h"
-#include "report/fix_data.h"
+#include "rules/fix_data.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -294,16 +293,15 @@ static void set_mode(const char *halves, const struct policy *p)
 	setenv("GPUTRACE_MODE", mode, 1);
 }
 
-void cmd_checkers_adapt(const char *command, const char *lib, bool quiet)
+void cmd_checkers_adapt(const char *path, const char *lib, bool quiet)
 {
 	struct cmd_checker_found f;
 	const struct policy *p;
-	char path[PATH_MAX];
 	enum change c;
 
 	/* Only what this run sets is recorded (one left by an outer gputrace is not ours). */
 	unsetenv("GPUTRACE_MODE");
-	if (cmd_resolve_command(command, path, sizeof(path)) != 0)
+	if (!path)
 		return;
 	cmd_checker_find(path, &f);
 	p = &policies[f.kind];

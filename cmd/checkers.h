@@ -36,7 +36,8 @@ void cmd_checker_find(const char *path, struct cmd_checker_found *out);
 /* Called once LD_AUDIT and LD_PRELOAD name lib, before exec: changes the
  * environment as the command's checker needs, and says so in one line on
  * stderr (unless quiet) and in GPUTRACE_MODE, which each trace header
- * records. command is found as execvp finds it. */
-void cmd_checkers_adapt(const char *command, const char *lib, bool quiet);
+ * records. path is the command as execvp finds it (cmd_resolve_command),
+ * NULL when it is found nowhere. */
+void cmd_checkers_adapt(const char *path, const char *lib, bool quiet);
 
 #endif

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
-#include "report/printable.h"
+#include "render/printable.h"
 
 static const char *const subcommands[] = { "report", "scan", "doctor", "diff", "retry" };
 #define NEAR_ENOUGH 2

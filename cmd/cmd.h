@@ -1,6 +1,7 @@
 /* The gputrace command's subcommands, one file each (cmd/<name>_cmd.c): each
  * parses its arguments, chooses the output and returns the exit status; the
- * work is done by the layers below (report/, host/). */
+ * work is done by the layers below (host/, read/, rules/, report/, render/,
+ * compare/). */
 #ifndef GPUTRACE_CMD_H
 #define GPUTRACE_CMD_H
 

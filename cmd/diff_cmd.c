@@ -1,5 +1,5 @@
 /* gputrace diff: two runs or two hosts side by side; many, grouped. The
- * views and their comparison are report/diff.c and report/fleet.c. */
+ * views and their comparison are compare/diff.c and compare/fleet.c. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "report/diff.h"
-#include "report/printable.h"
+#include "compare/diff.h"
+#include "render/printable.h"
 
 #define WHO "gputrace diff"
 

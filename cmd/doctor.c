@@ -19,8 +19,8 @@
 #include "cmd/launch.h"
 #include "common/nvidia_driver.h"
 #include "common/xalloc.h"
-#include "report/arch_fit.h"
-#include "report/scan_report.h"
+#include "rules/arch_fit.h"
+#include "rules/scan_rules.h"
 
 /* The layer a step belongs to, in the order the chain is built. */
 const char *cmd_doctor_layer_of(const char *step)
@@ -385,7 +385,7 @@ static void append_to(char *out, size_t cap, const char *name, const char *what)
 			 what[0] ? ")" : "");
 }
 
-/* What each loaded CUDA library carries for the device, by report/arch_fit.h's
+/* What each loaded CUDA library carries for the device, by rules/arch_fit.h's
  * rules: one line per kind of answer. FAILED when a library carries device
  * code and none of it runs there (its kernels fail with 209). */
 static void device_code_step(const struct gt_proc_model *m, const struct gt_device *dev, struct doctor_step *s)

@@ -10,7 +10,7 @@
 
 #include "cmd/doctor_env.h"
 #include "host/scan.h"
-#include "report/findings.h"
+#include "rules/findings.h"
 #include "report/report.h"
 
 #define DOCTOR_MAX_STEPS 64
@@ -46,7 +46,7 @@ struct doctor {
 	int ntested;
 	bool scanned;
 	struct host_scan scan;
-	struct gt_findings scan_findings;  /* the scan judged (report/scan_report.h) */
+	struct gt_findings scan_findings;  /* the scan judged (rules/scan_rules.h) */
 	int framework_status;     /* -1: the framework steps did not run */
 	bool have_report;
 	struct gt_report report;  /* of the doctor's traces, when have_report */

@@ -12,7 +12,8 @@
 #include "cmd/doctor.h"
 #include "cmd/launch.h"
 #include "common/xalloc.h"
-#include "report/printable.h"
+#include "render/printable.h"
+#include "render/render.h"
 
 #define WHO "gputrace doctor"
 #define RED "\033[31m"

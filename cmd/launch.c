@@ -10,8 +10,7 @@
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
 #include "common/trace_file.h"
-#include "report/report.h"
-#include "report/trace_read.h"
+#include "read/trace_read.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -736,7 +735,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return CMD_EXIT_OWN_FAILURE;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return CMD_EXIT_OWN_FAILURE;
-	cmd_checkers_adapt(o->exe ? o->exe : o->argv[0], lib, o->quiet);
+	cmd_checkers_adapt(err == 0 ? cmd : NULL, lib, o->quiet);
 	if (o->dir_used)
 		snprintf(o->dir_used, o->dir_used_cap, "%s", dir);
 	status = run_command(o->exe, o->argv, &child, &wstatus);
@@ -799,7 +798,7 @@ int cmd_run_traced_capture(char *const *argv, const char *dir, char *const *env,
 int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, char **out,
 			  void (*on_line)(const char *line, void *data), void *data)
 {
-	char lib[PATH_MAX], looked[4 * PATH_MAX];
+	char lib[PATH_MAX], looked[4 * PATH_MAX], cmd[PATH_MAX];
 	int pipefd[2], wstatus = 0, i;
 	pid_t pid, w;
 
@@ -821,7 +820,7 @@ int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, 
 			_exit(127);
 		for (i = 0; env && env[i]; i++)
 			putenv(env[i]);
-		cmd_checkers_adapt(argv[0], lib, false);
+		cmd_checkers_adapt(cmd_resolve_command(argv[0], cmd, sizeof(cmd)) == 0 ? cmd : NULL, lib, false);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

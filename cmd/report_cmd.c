@@ -1,6 +1,6 @@
 /* gputrace report: the command line and the choice of output; the reading,
- * the model and the rules are report/. Also the diagnosis printed when a
- * traced command exits. */
+ * the model and the rules are read/, rules/ and report/, the output render/.
+ * Also the diagnosis printed when a traced command exits. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -11,10 +11,11 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "render/render.h"
 #include "report/report.h"
-#include "report/printable.h"
-#include "report/diff.h"
-#include "report/pictures.h"
+#include "render/printable.h"
+#include "compare/diff.h"
+#include "render/pictures.h"
 #include "common/xalloc.h"
 
 #define WHO "gputrace report"

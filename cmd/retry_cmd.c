@@ -30,9 +30,9 @@
 #include "cmd/launch.h"
 #include "common/trace_file.h"
 #include "common/xalloc.h"
-#include "report/diff.h"
-#include "report/fix_data.h"
-#include "report/printable.h"
+#include "compare/diff.h"
+#include "rules/fix_data.h"
+#include "render/printable.h"
 
 #define WHO "gputrace retry"
 

@@ -1,5 +1,6 @@
 /* gputrace scan: the command line and the choice of output; the walk is
- * host/scan.c, --for host/scan_for.c, the findings and the output report/. */
+ * host/scan.c, --for host/scan_for.c, the findings rules/scan_rules.c, the
+ * output render/render_scan.c. */
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
@@ -13,10 +14,10 @@
 #include "cmd/cmd.h"
 #include "cmd/launch.h"
 #include "host/elf_info.h"
-#include "report/pictures.h"
-#include "report/scan_report.h"
-#include "report/printable.h"
-#include "report/diff.h"
+#include "render/pictures.h"
+#include "render/render_scan.h"
+#include "render/printable.h"
+#include "compare/diff.h"
 #include "common/trace_file.h"
 #include "common/xalloc.h"
 #include <unistd.h>

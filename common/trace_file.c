@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gputrace/trace_format.h"
@@ -39,14 +38,6 @@ static const char *const header_env[] = {
  * serialise (loader lock in the audit half, one-time init in the preload half). */
 static char header_buf[65536];
 static char cmdline_buf[32768];
-
-unsigned long long gt_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-}
 
 pid_t gt_gettid(void)
 {

@@ -55,8 +55,7 @@ void gt_trace_write(struct gt_trace *t, const char *line, size_t len);
  * length of its lines. */
 void gt_trace_finish(struct gt_trace *t);
 
-/* Helpers shared with the rest of the library. */
-unsigned long long gt_now_us(void);
+/* Helpers shared with the rest of the library (and gt_now_us, trace_sink.h's). */
 pid_t gt_gettid(void);
 bool gt_disabled(void);
 /* The host part of trace file names: $GPUTRACE_HOST, else the node name. */

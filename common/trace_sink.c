@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/jline.h"
-#include "common/trace_file.h"
 #include "gputrace/trace_format.h"
 
 /* Space is reserved a page at first, then as much again as the file holds,
@@ -58,6 +58,14 @@ static bool lock_bounded(struct gt_sink *s)
 void gt_sink_unlock(struct gt_sink *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+unsigned long long gt_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
 }
 
 static int high_fd(int fd)

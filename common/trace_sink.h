@@ -93,4 +93,8 @@ void gt_sink_forget(struct gt_sink *s);
 void gt_sink_lock(struct gt_sink *s);
 void gt_sink_unlock(struct gt_sink *s);
 
+/* Microseconds since the epoch: each line's time (its note of a cut, here;
+ * every other line, through trace_file.h, which includes this header). */
+unsigned long long gt_now_us(void);
+
 #endif

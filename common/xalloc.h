@@ -1,6 +1,6 @@
 /* The command's one out-of-memory policy: allocate or abort.
  *
- * gputrace's command (cmd/, report/, host/) is a short-lived diagnostic that
+ * gputrace's command (cmd/ and its layers) is a short-lived diagnostic that
  * runs after, or beside, the program it explains; its allocations are small
  * and bounded by its input. A diagnosis built on a failed allocation would be
  * wrong, and a wrong diagnosis is worse than none, so the command stops

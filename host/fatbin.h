@@ -1,7 +1,7 @@
 /* What CUDA device code a file carries: the SASS architectures and PTX
  * versions of the fat binaries in its .nv_fatbin and __nv_relfatbin sections,
  * read from their headers only (payloads are skipped by size, never
- * decompressed), once per file. Judging what runs where is report/arch_fit.c. */
+ * decompressed), once per file. Judging what runs where is rules/arch_fit.c. */
 #ifndef GPUTRACE_HOST_FATBIN_H
 #define GPUTRACE_HOST_FATBIN_H
 

@@ -1,7 +1,7 @@
 /* gputrace scan --for FILE: the loader's choices for one consumer, done on
  * paper (host/resolve.h): its DT_NEEDED names and theirs, the runtime's
  * libcuda.so.1, and cuDNN's sub-libraries by the most specific name first.
- * Reads the host; judges nothing (report/scan_report.h does). */
+ * Reads the host; judges nothing (rules/scan_rules.h does). */
 #ifndef GPUTRACE_HOST_SCAN_FOR_H
 #define GPUTRACE_HOST_SCAN_FOR_H
 

@@ -6,7 +6,7 @@
  * relaxed atomics, so 8 threads calling cudaMalloc at once still get exact
  * totals without a lock. */
 #include "preload/api_stats.h"
-#include "preload/preload.h"
+#include "preload/state.h"
 
 #include <string.h>
 #include <sys/mman.h>

@@ -1,4 +1,5 @@
-/* Shared inside the preload half of libgputrace.so. */
+/* Shared inside the preload half of libgputrace.so (its state, which every
+ * part reads, is state.h's, included here). */
 #ifndef GPUTRACE_PRELOAD_H
 #define GPUTRACE_PRELOAD_H
 
@@ -8,32 +9,13 @@
 #include "common/export.h"
 #include "common/trace_file.h"
 #include "gputrace/trace_format.h"
+#include "preload/state.h"
 
-/* state.c */
-extern struct gt_trace preload_trace;
-/* Tracing is on in this process and the constructor has run. */
-extern bool preload_ready;
-/* Set (saved and restored) while gputrace's own code runs inside a hook, so
- * calls it makes (version queries) are passed through, never recorded. */
-extern __thread int preload_in_hook;
-
-/* Tracing is on and the trace can be written (opened for this process). */
-bool preload_tracing(void);
-/* One finished line into the trace (after preload_tracing said yes). */
-void preload_write(const char *line, size_t len);
 /* preload.c (start-up, fork, exit). First CUDA activity: arm the exit and
  * fatal-signal flushes (once). */
 void preload_arm_flush(enum gt_hooked_fn fn);
 /* Writes the call totals (exit, fatal signal). */
 void preload_flush_stats(void);
-/* state.c. The loader calls of the hooks and version questions (dlopen with
- * RTLD_NOLOAD, dlsym, dlclose): the audit namespace's when the audit half
- * handed them over, so that the program's dlerror() keeps its message; the
- * program's own libc's otherwise (LD_PRELOAD alone). */
-void *preload_dlopen(const char *path, int flags);
-void *preload_dlsym(void *handle, const char *name);
-int preload_dlclose(void *handle);
-
 /* cuda_hooks.c. A dlopen handle of the already-loaded object that contains addr, taken with
  * RTLD_NOLOAD (which never maps a file: no observer effect); NULL if none.
  * Release it with dlclose. */

@@ -3,7 +3,7 @@
  * so that the hooks, the version questions and the start-up and exit code
  * (preload.c) depend on it and not on one another. */
 #define _GNU_SOURCE
-#include "preload/preload.h"
+#include "preload/state.h"
 
 #include <dlfcn.h>
 

@@ -27,7 +27,7 @@ enum answer_kind {
 	CUBLAS_PROP,   /* cublasGetProperty(type, int *out) for 0,1,2 */
 };
 
-/* Which call speaks for which component (see report/family.c). */
+/* Which call speaks for which component (see common/family.c). */
 static const struct version_call {
 	const char *component;
 	const char *fn;

@@ -9,7 +9,7 @@
  * device (one per device) malloc_256mib cublas_create sgemm cudnn_load
  * cudnn_version cudnn_create. STATUS: ok, FAILED or skipped. MS: the step's
  * wall time in milliseconds, 3 decimals. COMPONENT: driver, cudart, cublas,
- * cudnn (report/family.c's names). DETAIL never holds a tab or a newline:
+ * cudnn (common/family.c's names). DETAIL never holds a tab or a newline:
  *   load ok          the name or variable it was loaded by
  *   versions         "13.0"; cudnn_version "9.19.0, built for CUDA 13.1,
  *                    runtime 13.0" (FAILED when the two majors differ)
@@ -93,7 +93,7 @@ typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const fl
 enum step_status { STEP_OK, STEP_FAILED, STEP_SKIPPED };
 
 struct lib {
-	const char *component;	/* family name, as report/family.c says it */
+	const char *component;	/* family name, as common/family.c says it */
 	const char *env;	/* variable naming a file to use instead */
 	const char *anchor;	/* a function whose dladdr names the file */
 	const char *names[4];

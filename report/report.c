@@ -1,4 +1,5 @@
-/* gputrace report: loading traces, running the rules, the command line. */
+/* A report (see report.h): the traces read into groups of identical
+ * processes, the rules run over them, and all of it freed. */
 #define _GNU_SOURCE
 #include "report/report.h"
 
@@ -9,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/fingerprint.h"
-#include "report/rules.h"
+#include "read/fingerprint.h"
+#include "rules/rules.h"
 #include "host/package.h"
 #include "common/xalloc.h"
 
@@ -276,8 +277,8 @@ void gt_report_analyse(struct gt_report *r)
 	apply_signals_sent(r);
 	for (i = 0; i < r->ngroups; i++)
 		gt_run_rules(&r->groups[i]->model, &r->findings);
-	rule_fork_after_init_parents(r, &r->findings);
-	rule_divergent_processes(r, &r->findings);
+	rule_fork_after_init_parents(r->groups, r->ngroups, &r->findings);
+	rule_divergent_processes(r->groups, r->ngroups, &r->findings);
 }
 
 void gt_report_free(struct gt_report *r)

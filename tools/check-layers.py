@@ -5,8 +5,11 @@
   contract's "gputrace/..." from include/), never with "..";
 - a file includes only headers of its own folder or of a lower layer, so
   every include (and, since nothing else declares them, every call) points
-  down: include/gputrace < common < audit, preload, host < report < cmd;
-  audit, preload and host never include one another;
+  down: include/gputrace < common < audit, preload, host < read < facts <
+  rules < report < render < compare < cmd; audit, preload and host never
+  include one another;
+- no include cycle: a module (a .c file and its .h together) never reaches
+  itself through the headers it includes, inside a folder or across folders;
 - the library's folders (common/, audit/, preload/) never include the
   command's allocate-or-abort, common/xalloc.h;
 - no .c file declares a prototype of a project function (each is declared
@@ -20,8 +23,12 @@ import os
 import re
 import sys
 
-LAYERS = {"include/gputrace": 0, "common": 1, "audit": 2, "preload": 2, "host": 2,
-          "report": 3, "report/rules": 3, "cmd": 4, "probe": 2}
+# The pipeline, lowest first: capture and format, the host's disk, traces
+# read into a model, facts about it (facts/: reserved, not there yet), the
+# rules, the report that runs them, its outputs, comparisons of outputs, the
+# command. probe/ is a program of its own beside the library.
+LAYERS = {"include/gputrace": 0, "common": 1, "audit": 2, "preload": 2, "host": 2, "probe": 2,
+          "read": 3, "facts": 4, "rules": 5, "report": 6, "render": 7, "compare": 8, "cmd": 9}
 # Folders on one level that must stay apart (the two halves of the library
 # and the host's readers do not know one another).
 SIBLINGS_APART = {"audit", "preload", "host"}
@@ -45,8 +52,8 @@ def header_folder(name):
 
 
 def sources():
-    for pattern in ("include/gputrace/*.h", "common/*.[ch]", "audit/*.[ch]", "preload/*.[ch]",
-                    "host/*.[ch]", "report/*.[ch]", "report/rules/*.[ch]", "cmd/*.[ch]", "probe/*.c"):
+    for folder in LAYERS:
+        pattern = "include/gputrace/*.h" if folder == "include/gputrace" else folder + "/*.[ch]"
         yield from sorted(glob.glob(pattern))
 
 
@@ -64,7 +71,15 @@ def project_functions(files):
     return names
 
 
-def check_file(path, functions, problems):
+def module_of(path):
+    """A .c file and its .h are one module: the path without its extension,
+    a contract header by its place under include/."""
+    if path.startswith("gputrace/"):
+        path = "include/" + path
+    return os.path.splitext(path)[0]
+
+
+def check_file(path, functions, problems, edges):
     own = folder_of(path)
     rank = LAYERS[own]
     depth = 0
@@ -76,6 +91,8 @@ def check_file(path, functions, problems):
                 problems.append(f"{path}:{lineno}: include climbs out with '..': {name}")
                 continue
             theirs = header_folder(name)
+            if module_of(name) != module_of(path):
+                edges.setdefault(module_of(path), {}).setdefault(module_of(name), (path, lineno, name))
             if theirs not in LAYERS:
                 if not os.path.exists(name):
                     problems.append(f"{path}:{lineno}: include not named from the root: {name}")
@@ -84,7 +101,7 @@ def check_file(path, functions, problems):
                 problems.append(f"{path}:{lineno}: the library may not use the command's "
                                 f"allocate-or-abort ({name})")
                 continue
-            if theirs == own or (own, theirs) in (("report/rules", "report"),):
+            if theirs == own:
                 continue
             if LAYERS[theirs] > rank:
                 problems.append(f"{path}:{lineno}: {own}/ (layer {rank}) includes {name} of a higher layer")
@@ -100,12 +117,68 @@ def check_file(path, functions, problems):
             depth += stripped.count("{") - stripped.count("}")
 
 
+def strong_components(edges):
+    """The modules that reach one another (Tarjan), as lists of two or more."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def cycle_through(start, comp, edges):
+    """One shortest loop from start back to it inside comp: its edges."""
+    paths, seen = {start: []}, {start}
+    todo = [start]
+    while todo:
+        v = todo.pop(0)
+        for w, where in sorted(edges.get(v, {}).items()):
+            if w == start:
+                return paths[v] + [where]
+            if w in comp and w not in seen:
+                seen.add(w)
+                paths[w] = paths[v] + [where]
+                todo.append(w)
+    return []
+
+
+def check_cycles(edges, problems):
+    for comp in strong_components(edges):
+        loop = cycle_through(comp[0], set(comp), edges)
+        steps = ", ".join(f"{path}:{lineno} includes {name}" for path, lineno, name in loop)
+        problems.append(f"{loop[0][0]}:{loop[0][1]}: include cycle through {', '.join(comp)}: {steps}")
+
+
 def main():
     files = list(sources())
     functions = project_functions(files)
     problems = []
+    edges = {}
     for path in files:
-        check_file(path, functions, problems)
+        check_file(path, functions, problems, edges)
+    check_cycles(edges, problems)
     for p in problems:
         print(p)
     print(f"check-layers: {len(files)} files, {len(functions)} project functions, "

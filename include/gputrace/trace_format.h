@@ -1,5 +1,5 @@
 /* The gputrace trace format: one header shared by the writer (libgputrace.so)
- * and the reader (report/). Event and field names live in the tables below. */
+ * and the reader (read/). Event and field names live in the tables below. */
 #ifndef GPUTRACE_TRACE_FORMAT_H
 #define GPUTRACE_TRACE_FORMAT_H
 

@@ -25,7 +25,7 @@ fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_repor
 
 # The whole report pipeline from trace bytes: everything the command reads
 # a trace with, but the command's main.
-FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c report/*.c report/rules/*.c)
+FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c read/*.c rules/*.c report/*.c render/*.c compare/*.c)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC) \

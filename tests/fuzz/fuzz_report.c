@@ -13,8 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/fingerprint.h"
-#include "report/pictures.h"
+#include "read/fingerprint.h"
+#include "render/pictures.h"
+#include "render/render.h"
 #include "report/report.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

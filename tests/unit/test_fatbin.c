@@ -1,6 +1,6 @@
 /* Unit tests: the fat-binary reader (host/fatbin.c) on objects nvcc 13.0
  * built here (Makefile, KERNEL_GENCODE_*), the compatibility rules
- * (report/arch_fit.c), and the no-kernel-image rule on hand-written traces
+ * (rules/arch_fit.c), and the no-kernel-image rule on hand-written traces
  * whose objects are those files. Without nvcc the fixture tests say so and
  * pass; with nvcc a missing fixture is a failure. */
 #define _GNU_SOURCE
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "host/fatbin.h"
-#include "report/arch_fit.h"
+#include "rules/arch_fit.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 

@@ -1,10 +1,10 @@
 /* Unit tests: fixes as data, applied to a recorded environment and said in
- * words (report/fix_data.c). */
+ * words (rules/fix_data.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/fix_data.h"
+#include "rules/fix_data.h"
 #include "tests/unit/unit.h"
 
 static json_t *parse(const char *text)

@@ -1,11 +1,11 @@
-/* report/markup.c: trace text as text in DOT and HTML, whatever its bytes. */
+/* render/markup.c: trace text as text in DOT and HTML, whatever its bytes. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/markup.h"
+#include "render/markup.h"
 #include "tests/unit/unit.h"
 
 static char *clean(const char *s)

@@ -1,4 +1,4 @@
-/* Unit tests: the process model (report/model.c) built from hand-written
+/* Unit tests: the process model (read/model.c) built from hand-written
  * traces: which objects are CUDA libraries, their component and family, and
  * their version from the library's own answer or the real file's name. Paths
  * under /nonexistent have no file on disk, as in a trace read on another host. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/model.h"
+#include "read/model.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 

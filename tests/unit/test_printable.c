@@ -1,8 +1,8 @@
-/* Unit tests: control characters escaped for terminals (report/printable.c). */
+/* Unit tests: control characters escaped for terminals (render/printable.c). */
 #include <check.h>
 #include <string.h>
 
-#include "report/printable.h"
+#include "render/printable.h"
 #include "tests/unit/unit.h"
 
 START_TEST(test_clean_text_is_itself)

@@ -1,4 +1,4 @@
-/* Unit tests: the rules of the diagnosis (report/rules/rule_*.c), each on a
+/* Unit tests: the rules of the diagnosis (rules/rule_*.c), each on a
  * minimal hand-written trace where it fires and on one where it must not,
  * through gt_run_rules on the built model, as the report runs them. */
 #define _GNU_SOURCE
@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/findings.h"
-#include "report/rules.h"
+#include "rules/findings.h"
+#include "rules/rules.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 

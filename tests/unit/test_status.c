@@ -1,4 +1,4 @@
-/* Unit tests: status code names (report/status_names.c) and the tables behind
+/* Unit tests: status code names (common/status_names.c) and the tables behind
  * them, whose order and uniqueness the binary search relies on. */
 #include <check.h>
 #include <string.h>

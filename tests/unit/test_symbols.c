@@ -1,5 +1,5 @@
 /* Unit tests: the symbol tables (host/elf_symbols.c), the missing-symbol
- * comparison (report/symbol_check.c), and the rule on a hand-written trace
+ * comparison (read/symbol_check.c), and the rule on a hand-written trace
  * whose objects are small libraries built here with cc and version scripts. */
 #define _GNU_SOURCE
 #include <check.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "host/elf_symbols.h"
-#include "report/symbol_check.h"
+#include "read/symbol_check.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests: the trace reader (report/trace_read.c) on hand-written traces:
+/* Unit tests: the trace reader (read/trace_read.c) on hand-written traces:
  * what each line kind puts in struct gt_process, and the refusal of bad input
  * with a message naming the file and the line. */
 #define _GNU_SOURCE
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/trace_read.h"
+#include "read/trace_read.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/findings.h"
-#include "report/model.h"
-#include "report/trace_read.h"
+#include "rules/findings.h"
+#include "read/model.h"
+#include "read/trace_read.h"
 
 /* The header keys the reader reads, as the preload half writes them, before
  * "env"; FX_HEADER and FX_HEADER_ENV close the line. */

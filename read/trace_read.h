@@ -1,0 +1,174 @@
+/* Reading trace files into a per-process model of what the loader did.
+ * Built on jansson; every line is checked, bad input gives one message. */
+#ifndef GPUTRACE_TRACE_READ_H
+#define GPUTRACE_TRACE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gputrace/trace_format.h"
+
+/* One candidate path the loader tried. */
+struct gt_try {
+	char *path;
+	enum gt_rule rule;
+};
+
+/* One search of the loader: a name, who asked, what it tried, how it ended. */
+struct gt_search {
+	unsigned long seq;
+	char *name;
+	char *requester;
+	struct gt_try *tries;
+	size_t ntries;
+	char *result;         /* "found", "not_found", "already_loaded", or NULL: unknown */
+	char *path;           /* the object it gave, when found or already loaded */
+	bool ours;            /* made by gputrace's own version calls, not the program */
+	bool cut_off;         /* the process died in it; result and tries are the
+	                         report's, computed on paper (read/failed_load.c) */
+	unsigned long long t_us; /* when the loader started it (the line's t_us), 0 if not said */
+};
+
+/* One intercepted call written on its own (the first few of each status). */
+struct gt_call {
+	char *fn;
+	int status;
+	char *status_name;
+	char *reason;         /* cuDNN's own words, for a failed cudnnCreate */
+	char *lib;            /* the library that answered */
+	long long value;
+	bool has_value;
+};
+
+/* Totals of one function and status. */
+struct gt_total {
+	char *fn;
+	int status;
+	char *status_name;
+	unsigned long long count, bytes;
+};
+
+struct gt_alloc_fail {
+	char *fn;
+	unsigned long long size;
+	int status;
+	char *status_name;
+};
+
+/* A library's own answer to its version call. */
+struct gt_version {
+	char *lib;
+	char *fn;
+	int property;         /* cublasGetProperty: 0 major, 1 minor, 2 patch; else -1 */
+	int status;
+	long long value;
+};
+
+/* A device as the program's own calls described it ("device" lines, merged
+ * by index): its name and compute capability, -1 where no call said. */
+struct gt_device {
+	int index;
+	char *name;
+	int cc_major, cc_minor;
+};
+
+/* One object mapped into the process. */
+struct gt_object {
+	char *path;
+	char *soname;
+	char *name;           /* the name that was searched for, if a search led here */
+	char *requester;
+	enum gt_rule rule;    /* as the trace says; GT_RULE_NONE when it says none */
+	long ns;
+	bool closed;          /* unmapped by dlclose, or by the loader undoing a load */
+	unsigned long close_burst; /* closed among consecutive close lines, numbered from 1:
+	                              the objects one dlclose, or one undone dlopen, unmapped */
+	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
+	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
+	bool main;            /* the program itself */
+	bool startup;         /* mapped at start-up (before "startup_loaded"): global scope */
+	bool global;          /* a global-scope lookup at exit found one of its symbols */
+	unsigned long long t_us;        /* when it was mapped (the open line's t_us), 0 if not said */
+	unsigned long long search_t_us; /* when the search that found it began, 0 if none */
+};
+
+/* A stopping signal this process sent to another one (kill). */
+struct gt_signal_sent {
+	long target;
+	int signal;
+};
+
+struct gt_process {
+	char *file;
+	long pid, ppid;
+	long rank, world_size;  /* -1 when no launcher set one */
+	char *host, *exe;
+	char *cwd;            /* the working folder of the latest image, or NULL */
+	char **argv;
+	size_t argc;
+	bool audit_seen;      /* the audit half ran: searches are complete */
+	bool clean_end;       /* the "end" line is there */
+	int images;           /* program images seen (more than one: exec) */
+	bool forked;          /* a fork child: its first image is its parent's */
+	char *parent_cuda;    /* a fork child: the parent's first CUDA call before the fork, or NULL */
+	unsigned long long start_ticks; /* when it started (with pid and host: this process) */
+	bool startup_seen;    /* the audit half's "startup_loaded" note: start-up completed */
+	char *kmod;           /* the NVIDIA kernel module's version, or NULL when not recorded */
+	char *gpus;           /* the GPUs' models, as the module listed them, ", " between; or NULL */
+	struct gt_object *objects;
+	size_t nobjects;
+	struct gt_search *searches;
+	size_t nsearches;
+	struct gt_call *calls;
+	size_t ncalls;
+	struct gt_total *totals;
+	size_t ntotals;
+	struct gt_alloc_fail *alloc_fails;
+	size_t nalloc_fails;
+	struct gt_version *versions;
+	size_t nversions;
+	bool has_allocs;
+	long long peak_bytes, held_bytes;
+	unsigned long long failed_allocs;
+	bool partial;         /* a fixed table filled up: totals are lower bounds */
+	int fatal_signal;     /* the signal the preload half saw, 0 if none */
+	bool reaped;          /* the launcher saw it end (its direct child) */
+	int exit_status;      /* when reaped by exit */
+	int reaped_signal;    /* when reaped by a signal */
+	int end_status;       /* the status its own _exit gave, -1 when not known */
+	void *env;            /* json_t object: the header's loading environment */
+	char *cut_reason;     /* the writer had no room left ("ENOSPC"): lines are missing */
+	unsigned long cut_lines; /* lines cut short (a process killed mid-line) */
+	bool last_line_cut;   /* the file ends inside a line (a full disk, a cut copy) */
+	struct gt_signal_sent *sent;
+	size_t nsent;
+	struct gt_device *devices;  /* in index order of first mention */
+	size_t ndevices;
+	unsigned long long first_us, last_us; /* the earliest and latest t_us of its lines, 0 if none */
+};
+
+/* Who a process is, as its header says (host malloc'd; -1: no rank). */
+struct gt_identity {
+	long pid, ppid, rank, world_size;
+	char *host;
+};
+
+/* Reads the identity from one header line (the first line of a trace). */
+bool gt_read_identity(const char *header_line, struct gt_identity *id);
+
+/* The value of an environment variable recorded in the header, or NULL. */
+const char *gt_process_env(const struct gt_process *p, const char *name);
+
+/* Reads one trace file. On failure returns false and writes a one-line reason
+ * (naming the file and the line) into err. */
+bool gt_read_trace(const char *path, struct gt_process *out, char *err, size_t errcap);
+void gt_process_free(struct gt_process *p);
+
+/* Lists the trace files of a folder (*.jsonl), sorted. Returns their count or -1. */
+int gt_list_traces(const char *dir, char ***out);
+/* The regular files of dir whose names end in suffix (and are longer than
+ * it), as "dir/name", sorted; their count, -1 when dir cannot be read. */
+int gt_list_files(const char *dir, const char *suffix, char ***out);
+void gt_free_list(char **list, int n);
+
+#endif

@@ -1,0 +1,291 @@
+/* The text report: per process, its findings (evidence, fix, cause) first,
+ * then one line per CUDA library. A healthy process gets the lines alone. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "read/failed_load.h"
+#include "render/render.h"
+#include "render/printable.h"
+
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define GREEN "\033[32m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+#define MAX_TRIED_SHOWN 6
+
+static const char *sev_color(enum gt_severity s, bool color)
+{
+	if (!color)
+		return "";
+	return s == GT_SEV_ERROR ? RED : s == GT_SEV_WARNING ? YELLOW : "";
+}
+
+void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
+{
+	if (m->stopped && m->stopped_by)
+		snprintf(out, cap, "stopped: pid %ld sent it signal %d (%s)", m->stopped_by, m->ended_signal,
+			 strsignal(m->ended_signal));
+	else if (m->stopped)
+		snprintf(out, cap, "stopped by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
+	else if (strcmp(m->ended_how, "signal") == 0)
+		snprintf(out, cap, "killed by signal %d (%s)", m->ended_signal, strsignal(m->ended_signal));
+	else if (strcmp(m->ended_how, "exit") == 0 && m->ended_status >= 0)
+		snprintf(out, cap, "exited with status %d", m->ended_status);
+	else if (strcmp(m->ended_how, "exit") == 0)
+		snprintf(out, cap, "exited");
+	else if (strcmp(m->ended_how, "running") == 0)
+		snprintf(out, cap, "still running when this report was made");
+	else
+		snprintf(out, cap, "ended without a closing line");
+}
+
+size_t gt_tried_places(json_t *tried, struct gt_tried_place *out, size_t max)
+{
+	char folder[sizeof(out->folder)];
+	size_t i, k, n = 0;
+	json_t *t;
+
+	json_array_foreach(tried, i, t) {
+		const char *p = json_string_value(json_object_get(t, "path"));
+
+		if (!p)
+			continue;
+		gt_tried_folder(p, folder, sizeof(folder));
+		for (k = 0; k < n && strcmp(out[k].folder, folder) != 0; k++)
+			;
+		if (k < n || n == max)
+			continue;
+		snprintf(out[n].folder, sizeof(out[n].folder), "%s", folder);
+		out[n++].rule = json_string_value(json_object_get(t, "rule"));
+	}
+	return n;
+}
+
+static void print_tried(FILE *f, json_t *tried)
+{
+	struct gt_tried_place places[32];
+	size_t i, n;
+
+	if (!json_array_size(tried))
+		return;
+	n = gt_tried_places(tried, places, 32);
+	fprintf(f, "             searched:");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %s [%s]", i ? "," : "", gt_printable(places[i].folder), places[i].rule);
+	fprintf(f, " (%zu paths)\n", json_array_size(tried));
+}
+
+void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
+{
+	const struct gt_group *g = x->members ? x->members : gt_group_of(x->proc);
+	char who[1024];
+	size_t i;
+	json_t *e;
+	int k;
+
+	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
+		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", gt_printable(x->summary));
+	if (r->nprocs > 1) {
+		gt_describe_members(g, who, sizeof(who));
+		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, gt_printable(who));
+	}
+	json_array_foreach(x->evidence, i, e) {
+		fprintf(f, "           - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
+		print_tried(f, json_object_get(e, "tried"));
+	}
+	if (x->ncaused) {
+		fprintf(f, "           caused by:");
+		for (k = 0; k < x->ncaused; k++)
+			fprintf(f, "%s %s", k ? "," : "", x->caused_by[k]);
+		fputc('\n', f);
+	}
+	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
+}
+
+static void print_lib(FILE *f, const struct gt_lib *l, const char *indent)
+{
+
+	fprintf(f, "%s%-30s %-10s %s [%s]", indent, gt_printable(l->fi.component),
+		gt_printable(l->version[0] ? l->version : "?"), gt_printable(l->obj->path),
+		l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
+	if (strcmp(l->version_source, "api") == 0 && l->api_from && strcmp(l->api_from, l->obj->path) != 0)
+		fprintf(f, " (its answer, through %s)", gt_printable(gt_base_name(l->api_from)));
+	else if (strcmp(l->version_source, "api") == 0)
+		fprintf(f, " (its own answer)");
+	if (l->has_package)
+		fprintf(f, " %s:%s %s", l->package.manager, gt_printable(l->package.name),
+			gt_printable(l->package.version));
+	if (l->disagree)
+		fprintf(f, " (versions disagree: answer %s, file name %s, package %s)",
+			gt_printable(l->api_version[0] ? l->api_version : "none"),
+			gt_printable(l->file_version[0] ? l->file_version : "none"),
+			gt_printable(l->package_version[0] ? l->package_version : "none"));
+	fputc('\n', f);
+}
+
+/* Families held in one copy are listed in load order; a family with several
+ * copies is listed copy by copy, each under a line that says where it is,
+ * who uses it and whether its symbols are visible to the whole process. */
+static void print_libs(FILE *f, const struct gt_proc_model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (gt_model_copies_of(m, m->libs[i].fi.family) < 2)
+			print_lib(f, &m->libs[i], "    ");
+	for (k = 0; k < m->ncopies; k++) {
+		const struct gt_copy *c = &m->copies[k];
+		size_t n = gt_model_copies_of(m, c->family);
+
+		if (n < 2)
+			continue;
+		fprintf(f, "    %s copy %d of %zu, in %s%s%s; %s\n", c->family, c->number, n,
+			gt_printable(c->folder), c->users[0] ? ", used by " : "", gt_printable(c->users),
+			c->global ? "in the global scope" : c->ns ? "in its own namespace" : "private to its users");
+		for (i = 0; i < m->nlibs; i++)
+			if (m->libs[i].copy == k)
+				print_lib(f, &m->libs[i], "      ");
+	}
+}
+
+/* What failed, in a few words: how it ended when that was the failure, else
+ * the first CUDA call that returned an error. */
+static void failure_words(const struct gt_proc_model *m, const char *end, char *out, size_t cap)
+{
+	const struct gt_process *p = m->proc;
+	size_t i;
+
+	if (strcmp(m->ended_how, "signal") == 0 || m->stopped || (strcmp(m->ended_how, "exit") == 0 && m->ended_status > 0)) {
+		snprintf(out, cap, "the process %s", end);
+		return;
+	}
+	for (i = 0; i < p->ncalls; i++)
+		if (p->calls[i].status != 0) {
+			snprintf(out, cap, "%s returned %d %s", p->calls[i].fn, p->calls[i].status,
+				 p->calls[i].status_name ? p->calls[i].status_name : "");
+			return;
+		}
+	for (i = 0; i < p->ntotals; i++)
+		if (p->totals[i].status != 0) {
+			snprintf(out, cap, "%s returned %d %s", p->totals[i].fn, p->totals[i].status,
+				 p->totals[i].status_name ? p->totals[i].status_name : "");
+			return;
+		}
+	snprintf(out, cap, "the process %s", end);
+}
+
+/* Loads the loader undid, each with every object it had mapped: they are
+ * not among the libraries listed, since none of them stayed. */
+static void print_failed_loads(FILE *f, const struct gt_proc_model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nfailed; i++) {
+		const struct gt_failed_load *fl = &m->failed[i];
+
+		fprintf(f, "    failed load: %s", gt_printable(fl->name));
+		if (fl->at_startup)
+			fprintf(f, " at start-up: the loader gave up (exit 127); it had mapped:\n");
+		else
+			fprintf(f, " (asked by %s), undone by the loader; it had mapped:\n",
+				gt_printable(fl->requester ? fl->requester : "?"));
+		for (k = 0; k < fl->nobjects; k++) {
+			const struct gt_failed_object *fo = &fl->objects[k];
+
+			fprintf(f, "      %-28s %-10s %s [%s]\n", gt_printable(fo->family ? fo->family : "-"),
+				gt_printable(fo->version[0] ? fo->version : "?"), gt_printable(fo->obj->path),
+				fo->found_by != GT_RULE_NONE ? gt_rule_name(fo->found_by) : "?");
+		}
+	}
+}
+
+static void print_process(FILE *f, const struct gt_report *r, const struct gt_proc_model *m, bool color)
+{
+	const struct gt_process *p = m->proc;
+	const struct gt_group *g = gt_group_of(m);
+	char end[128], who[1024], failure[512];
+	size_t i;
+	int shown = 0, shown_errors = 0;
+
+	gt_describe_end(m, end, sizeof(end));
+	gt_describe_members(g, who, sizeof(who));
+	if (g->nmembers > 1)
+		fprintf(f, "%zu processes like pid %ld %s (%s): %s\n", g->nmembers, p->pid,
+			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
+	else
+		fprintf(f, "pid %ld %s (%s): %s\n", p->pid,
+			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
+	/* A fork child's audit half is there but writes only when it loads. */
+	if (!p->audit_seen && !p->forked)
+		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
+	/* The command adapted the run to a sanitizer (cmd/checkers.c). */
+	if (gt_process_env(p, "GPUTRACE_MODE"))
+		fprintf(f, "  (GPUTRACE_MODE=%s: run adapted to a sanitizer, see gputrace(1))\n",
+			gt_printable(gt_process_env(p, "GPUTRACE_MODE")));
+	if (p->cut_reason)
+		fprintf(f, "  the trace was cut (%s): its file system had no room for more; what the "
+			"process did after that is missing\n", gt_printable(p->cut_reason));
+	if (p->last_line_cut)
+		fprintf(f, "  the trace's last line is cut off (a full disk as it was written, or a "
+			"file cut short): what it said is missing\n");
+	if (p->cut_lines)
+		fprintf(f, "  %lu line%s cut short (the process was killed as it wrote them) left out\n",
+			p->cut_lines, p->cut_lines == 1 ? "" : "s");
+	for (i = 0; i < r->findings.n; i++)
+		if (r->findings.v[i].proc == m) {
+			gt_render_finding(f, r, &r->findings.v[i], color);
+			shown++;
+			shown_errors += r->findings.v[i].severity == GT_SEV_ERROR;
+		}
+	/* A process that failed is never all clear: what was seen, and that the
+	 * trace holds no cause (warnings and notes are not one). */
+	if (!shown_errors && gt_model_failed(m)) {
+		failure_words(m, end, failure, sizeof(failure));
+		fprintf(f, "  no cause found: %s, and the trace shows no CUDA library problem "
+			"(%zu CUDA librar%s, consistent)\n", gt_printable(failure), m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	}
+	else if (!shown && m->nlibs)
+		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
+			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");
+	print_libs(f, m);
+	print_failed_loads(f, m);
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].cudart_static)
+			fprintf(f, "    %-30s %-10s %s (linked in statically: its runtime calls are not "
+				"visible)\n", "cudart", "static", gt_printable(p->objects[i].path));
+}
+
+void gt_render_text(FILE *f, const struct gt_report *r, bool color)
+{
+	size_t i, quiet = 0, errors = 0, warnings = 0;
+
+	for (i = 0; i < r->findings.n; i++) {
+		errors += r->findings.v[i].severity == GT_SEV_ERROR;
+		warnings += r->findings.v[i].severity == GT_SEV_WARNING;
+	}
+	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s\n", r->nprocs,
+		r->nprocs == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	for (i = 0; i < r->ngroups; i++) {
+		const struct gt_proc_model *m = &r->groups[i]->model;
+		bool has_finding = false;
+		size_t k;
+
+		for (k = 0; k < r->findings.n; k++)
+			has_finding |= r->findings.v[k].proc == m;
+		/* A cut trace is said even without CUDA: its end is missing. */
+		if (!m->nlibs && !has_finding && !m->proc->cut_reason && !m->proc->cut_lines &&
+		    !m->proc->last_line_cut) {
+			quiet += r->groups[i]->nmembers;
+			continue;
+		}
+		print_process(f, r, m, color);
+	}
+	if (quiet)
+		fprintf(f, "%zu process%s loaded no CUDA library and had nothing to report\n", quiet,
+			quiet == 1 ? "" : "es");
+	for (i = 0; i < r->nunread; i++)
+		fprintf(f, "left no trace: %s (%s): a process killed before it wrote its first line, "
+			"or not a trace\n", gt_printable(r->unread[i].path), gt_printable(r->unread[i].why));
+}

@@ -1,0 +1,82 @@
+/* Findings: what the report concludes, each with the evidence that proves it
+ * and a concrete fix. The rules (one per file, rule_*.c) produce them. */
+#ifndef GPUTRACE_FINDINGS_H
+#define GPUTRACE_FINDINGS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "read/model.h"
+
+struct gt_group;
+
+enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
+
+#define GT_MAX_CAUSES 8
+
+struct gt_finding {
+	const char *id;                 /* one of the contract's finding ids */
+	enum gt_severity severity;
+	char *summary;                  /* one line */
+	char *fix;                      /* what to do, concretely */
+	json_t *fix_data;               /* the fix as data, or NULL: {"env": {...}} that
+	                                   gputrace retry can apply, or {"install": "CMD"}
+	                                   that it names and never runs (fix_data.c) */
+	json_t *evidence;               /* array of objects, each with "what" */
+	const struct gt_proc_model *proc;
+	const struct gt_group *members;  /* set when the finding is about other processes than proc's group */
+	const char *caused_by[GT_MAX_CAUSES];
+	int ncaused;
+};
+
+struct gt_findings {
+	struct gt_finding *v;
+	size_t n;
+};
+
+/* Adds a finding; summary is printf-style. The fix is copied. */
+struct gt_finding *gt_finding_add(struct gt_findings *f, const char *id, enum gt_severity sev,
+				  const struct gt_proc_model *m, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Adds an evidence item ("what" printf-style) and returns it for more keys. */
+json_t *gt_evidence_add(struct gt_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The keys a library brings to evidence: path, component, version, rule, requester. */
+void gt_evidence_lib(json_t *e, const struct gt_lib *l);
+/* The loader's tries as a "tried" array. */
+void gt_evidence_tries(json_t *e, const struct gt_search *s);
+void gt_evidence_str(json_t *e, const char *key, const char *value);
+void gt_evidence_int(json_t *e, const char *key, long long value);
+/* A JSON string of text that may not be UTF-8 (U+FFFD for bad bytes). */
+json_t *gt_json_text(const char *value);
+/* The fix as data (rules/fix_data.c), added to f->fix_data. Only changes of
+ * the environment a run can be given again: a list variable losing entries
+ * (LD_LIBRARY_PATH minus a folder), gaining them, a variable unset or set. */
+void gt_fix_list_remove(struct gt_finding *f, const char *var, const char *entry);
+void gt_fix_list_append(struct gt_finding *f, const char *var, const char *entry);
+void gt_fix_unset(struct gt_finding *f, const char *var);
+void gt_fix_set(struct gt_finding *f, const char *var, const char *value);
+/* LD_PRELOAD without path: unset when it was the process's only entry of its
+ * own (libgputrace.so, the tracer's, does not count), else that entry removed. */
+void gt_fix_preload_remove(struct gt_finding *f, const struct gt_process *p, const char *path);
+/* An installer's command line: said, never run by gputrace. */
+void gt_fix_install(struct gt_finding *f, const char *command);
+
+/* A finding as JSON: id, severity, summary, evidence, fix (what report,
+ * scan and doctor all print). A NULL list gives an empty array. */
+json_t *gt_finding_json(const struct gt_finding *x);
+json_t *gt_findings_json(const struct gt_findings *f);
+/* A finding of this id for this process, or NULL. */
+const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
+					  const struct gt_proc_model *m);
+void gt_findings_free(struct gt_findings *f);
+/* Drops the findings added after the first `keep`. */
+void gt_findings_free_last(struct gt_findings *f, size_t keep);
+const char *gt_severity_name(enum gt_severity s);
+
+/* A rule looks at one process and adds what it finds. */
+typedef void (*gt_rule_fn)(const struct gt_proc_model *m, struct gt_findings *out);
+
+/* Runs every rule on a process, causes before the symptoms that point at them. */
+void gt_run_rules(const struct gt_proc_model *m, struct gt_findings *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* driver-missing: no libcuda.so.1 could be loaded. The runtime then answers
+ * 35 ("driver version is insufficient") and cuDNN 1001, which hide the cause. */
+#include <string.h>
+
+#include "rules/rules.h"
+
+static const char fix[] =
+	"Install the NVIDIA driver (it provides libcuda.so.1). In a container, start it with "
+	"the NVIDIA runtime (docker run --gpus all). If the driver is installed in a folder the "
+	"loader does not search, add that folder to /etc/ld.so.conf.d/ and run ldconfig.";
+
+void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	const struct gt_process *p = m->proc;
+	const struct gt_search *s = gt_failed_search(p, "libcuda.so.1");
+	struct gt_finding *f;
+	json_t *e;
+
+	if (gt_model_find(m, "cuda"))
+		return;
+	if (!s && !gt_called_with(p, "cudaGetDeviceCount", 35) && !gt_called_with(p, "cudaMalloc", 35))
+		return;
+	f = gt_finding_add(out, "driver-missing", GT_SEV_ERROR, m, fix,
+			   "no CUDA driver: libcuda.so.1 could not be loaded%s",
+			   s ? "" : " (the runtime answered 35)");
+	if (s) {
+		e = gt_evidence_add(f, "%s searched for libcuda.so.1 in %zu places (%zu paths, with the hwcaps "
+				    "subfolders) and found none", s->requester ? s->requester : "the program",
+				    gt_search_places(s), s->ntries);
+		gt_evidence_str(e, "name", "libcuda.so.1");
+		gt_evidence_str(e, "requester", s->requester);
+		gt_evidence_tries(e, s);
+	}
+	if (gt_called_with(p, "cudaGetDeviceCount", 35) || gt_called_with(p, "cudaMalloc", 35)) {
+		const char *fn = gt_called_with(p, "cudaGetDeviceCount", 35) ? "cudaGetDeviceCount" : "cudaMalloc";
+
+		e = gt_evidence_add(f, "%s returned 35 cudaErrorInsufficientDriver, and no libcuda.so.1 "
+				    "is loaded", fn);
+		gt_evidence_str(e, "fn", fn);
+		gt_evidence_int(e, "status", 35);
+		gt_evidence_str(e, "status_name", "cudaErrorInsufficientDriver");
+	}
+}

@@ -1,0 +1,98 @@
+/* driver-too-old: the driver supports an older CUDA than the runtime that was
+ * loaded; the runtime answers 35, "driver version is insufficient". */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/rules.h"
+
+/* The newest CUDA each driver branch serves in full (the CUDA Toolkit release
+ * notes' minimum Linux driver of each release, by branch), newest first. */
+static const struct {
+	int branch;
+	long cuda;
+} driver_branches[] = {
+	{ 590, 13010 }, { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 560, 12060 },
+	{ 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
+	{ 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
+	{ 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 },
+	{ 440, 10020 }, { 418, 10010 }, { 410, 10000 },
+};
+
+/* The CUDA a driver file serves, from its own version (libcuda.so.520.61.05):
+ * for a process that never asked it (its version is not asked after exit()
+ * began). -1 when the file says no version or the branch is older. */
+static long cuda_of_driver_file(const struct gt_lib *drv)
+{
+	int branch = gt_version_major(drv->version);
+	size_t i;
+
+	for (i = 0; branch > 0 && i < sizeof(driver_branches) / sizeof(driver_branches[0]); i++)
+		if (branch >= driver_branches[i].branch)
+			return driver_branches[i].cuda;
+	return -1;
+}
+
+/* "13.0.96" -> 13000, as cudaRuntimeGetVersion says it ("13", a wheel's
+ * libcudart.so.13 with no package record: 13000); from the file's name,
+ * else its package. -1 if neither says. */
+static long cuda_of_runtime_file(const struct gt_lib *rt)
+{
+	int major = -1, minor = 0;
+
+	if (!rt || sscanf(rt->version, "%d.%d", &major, &minor) < 1 || major <= 0 || minor < 0)
+		return -1;
+	return major * 1000L + minor * 10L;
+}
+
+void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	const struct gt_process *p = m->proc;
+	const struct gt_lib *drv = gt_model_find(m, "cuda"), *rt = gt_model_find(m, "cudart");
+	long long dv = gt_version_answer(p, "cuDriverGetVersion"), rv = gt_version_answer(p, "cudaRuntimeGetVersion");
+	char dvs[32] = "?", rvs[32] = "?", fix[512];
+	bool from_files = false;
+	struct gt_finding *f;
+	json_t *e;
+
+	if (!drv || strstr(drv->obj->path, "/stubs/"))
+		return;
+	if (dv < 0)
+		dv = gt_version_answer(p, "cudaDriverGetVersion");
+	/* Nothing asked: the files' versions, and only a major the driver does
+	 * not serve (a newer minor of the same major runs: minor version
+	 * compatibility). */
+	if (dv <= 0 && rv <= 0 && !gt_called_with(p, "cudaGetDeviceCount", 35)) {
+		dv = cuda_of_driver_file(drv);
+		rv = cuda_of_runtime_file(rt);
+		if (!(dv > 0 && rv > 0 && dv / 1000 < rv / 1000))
+			return;
+		from_files = true;
+	}
+	if (!(dv > 0 && rv > 0 && dv < rv) && !gt_called_with(p, "cudaGetDeviceCount", 35))
+		return;
+	if (dv > 0)
+		gt_format_cudart_version((long)dv, dvs, sizeof(dvs));
+	if (rv > 0)
+		gt_format_cudart_version((long)rv, rvs, sizeof(rvs));
+	snprintf(fix, sizeof(fix),
+		 "Upgrade the NVIDIA driver to one that supports CUDA %s (the driver is newer than "
+		 "the runtime it serves, never older), or install a build of the framework for CUDA %s "
+		 "or older.", rvs, dvs);
+	f = gt_finding_add(out, "driver-too-old", GT_SEV_ERROR, m, fix,
+			   "the driver supports CUDA %s, the runtime loaded is CUDA %s", dvs, rvs);
+	e = gt_evidence_add(f, "driver %s (%s) supports CUDA %s", drv->obj->path, drv->version, dvs);
+	gt_evidence_lib(e, drv);
+	gt_evidence_str(e, "cuda_version", dvs);
+	if (rt) {
+		e = gt_evidence_add(f, "runtime %s is CUDA %s", rt->obj->path, rvs);
+		gt_evidence_lib(e, rt);
+	}
+	if (from_files)
+		gt_evidence_add(f, "from the files' own versions (neither library was asked): driver "
+				"%s, runtime %s", drv->version, rt ? rt->version : "?");
+	if (gt_called_with(p, "cudaGetDeviceCount", 35)) {
+		e = gt_evidence_add(f, "cudaGetDeviceCount returned 35 cudaErrorInsufficientDriver");
+		gt_evidence_int(e, "status", 35);
+	}
+}

@@ -1,0 +1,238 @@
+/* library-not-found: a CUDA library was searched for and not found, while a
+ * copy is on disk somewhere the loader was not told to look. cuDNN's own way
+ * of asking for libcudnn_graph.so.9.19.0, then .9.19, then .9 is not this:
+ * only a name of which nothing got loaded counts. */
+#define _GNU_SOURCE
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/framework.h"
+#include "host/elf_info.h"
+#include "rules/rules.h"
+
+/* Folders where CUDA libraries usually live, from the traced environment and
+ * the usual install places. */
+static const char *const patterns[] = {
+	"$CUDA_HOME/lib64", "$CUDA_HOME/lib", "$CUDA_PATH/lib64", "$CUDA_PATH/lib",
+	"$CONDA_PREFIX/lib", "$VIRTUAL_ENV/lib/python3*/site-packages/nvidia/*/lib",
+	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib",
+	"/usr/lib/x86_64-linux-gnu", "/opt/conda/lib", NULL,
+};
+
+static bool was_tried(const struct gt_search *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntries; i++)
+		if (s->tries[i].path && strcmp(s->tries[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Expands "$VAR/rest" with the traced process's environment. */
+static bool expand(const struct gt_process *p, const char *pat, char *out, size_t cap)
+{
+	const char *slash, *val;
+	char var[64];
+
+	if (pat[0] != '$')
+		return (size_t)snprintf(out, cap, "%s", pat) < cap;
+	slash = strchr(pat, '/');
+	snprintf(var, sizeof(var), "%.*s", (int)(slash - pat - 1), pat + 1);
+	val = gt_process_env(p, var);
+	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
+}
+
+static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s, char *out, size_t cap)
+{
+	char pat[4096];
+	glob_t g;
+	size_t i;
+	int k;
+	bool found = false;
+
+	for (k = 0; patterns[k] && !found; k++) {
+		if (!expand(p, patterns[k], pat, sizeof(pat)) || glob(pat, GLOB_ONLYDIR, NULL, &g) != 0)
+			continue;
+		for (i = 0; i < g.gl_pathc && !found; i++) {
+			snprintf(out, cap, "%s/%s", g.gl_pathv[i], s->name);
+			found = access(out, F_OK) == 0 && !was_tried(s, out) && !strstr(out, "/stubs/");
+		}
+		globfree(&g);
+	}
+	return found;
+}
+
+/* A library of this component and major is loaded: the name was one of
+ * several tried for it (cuDNN asks for .so.9.19.0, then .so.9.19, then
+ * .so.9). Another major is no stand-in: libcudart.so.10.1 not found while
+ * torch's libcudart.so.12 is loaded is still not found. */
+static bool loaded_same_major(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	int want = gt_version_major(fi->version);
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.component, fi->component) == 0 &&
+		    (want < 0 || gt_version_major(m->libs[i].file_version) < 0 ||
+		     gt_version_major(m->libs[i].file_version) == want))
+			return true;
+	return false;
+}
+
+/* Another major of the component is loaded (cupy asks for the CUDA 12 names
+ * before taking the 13 ones; TensorFlow, JAX, bitsandbytes probe several):
+ * the failed name was one probe among others. */
+static bool loaded_other_major(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.component, fi->component) == 0)
+			return true;
+	return false;
+}
+
+static bool family_loaded(const struct gt_proc_model *m, const struct gt_family_info *fi)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.family, fi->family) == 0)
+			return true;
+	return false;
+}
+
+/* Is name a DT_NEEDED of a requester whose load was undone (it is unmapped
+ * again): an ONNX Runtime CUDA provider without libcublasLt.so.11, mmcv's
+ * _ext without libcudart.so.10.1? A dependency, not a probe. */
+static bool needed_by_undone_load(const struct gt_process *p, const struct gt_search *s)
+{
+	struct host_elf_info info;
+	bool closed = false, needed = false;
+	size_t i;
+
+	for (i = 0; i < p->nobjects && !closed; i++)
+		closed = p->objects[i].closed && p->objects[i].path && s->requester &&
+			 strcmp(p->objects[i].path, s->requester) == 0;
+	if (!closed || !host_elf_read(s->requester, &info))
+		return false;
+	for (i = 0; i < info.nneeded && !needed; i++)
+		needed = strcmp(info.needed[i], s->name) == 0;
+	host_elf_free(&info);
+	return needed;
+}
+
+/* Was the family needed, not merely probed? A DT_NEEDED of a load that was
+ * undone without it; or the framework that asked declares it was built for
+ * this family and this version (TensorFlow's build_info.py: cuda_version
+ * '11.0' for libcudart.so.11.0), so that without it the framework ran on
+ * the CPU. cupy-cuda13x asking for libcublasLt.so.12 declares 13: a probe.
+ * Says which in `why`. */
+static bool family_needed(const struct gt_proc_model *m, const struct gt_search *s,
+			  const struct gt_family_info *fi, char *why, size_t cap)
+{
+	struct host_needs needs;
+	size_t i;
+	bool yes = false;
+
+	if (needed_by_undone_load(m->proc, s)) {
+		snprintf(why, cap, "%s needs it (DT_NEEDED): its load was undone", s->requester);
+		return true;
+	}
+	if (!s->requester || !host_framework_needs(s->requester, &needs))
+		return false;
+	for (i = 0; i < needs.n && !yes; i++)
+		if (strcmp(needs.v[i].family, fi->family) == 0 &&
+		    host_version_satisfies(needs.v[i].spec, fi->version) != HOST_UNMET) {
+			snprintf(why, cap, "%s declares it was built for it (%s, in %s): without it, it "
+				 "could not use the GPU", needs.v[i].framework, needs.v[i].what,
+				 needs.v[i].declared_by);
+			yes = true;
+		}
+	host_needs_free(&needs);
+	return yes;
+}
+
+/* A failed load is judged by what followed: a probe answered by another
+ * major is info (a warning when the process failed anyway); an error when
+ * the process failed or the family was needed; else, in a process that
+ * succeeded, a warning (it may have gone on on the CPU). */
+static enum gt_severity not_found_severity(const struct gt_proc_model *m, const struct gt_family_info *fi,
+					   bool failed, bool needed)
+{
+	if (needed)
+		return GT_SEV_ERROR;
+	if (loaded_other_major(m, fi))
+		return failed ? GT_SEV_WARNING : GT_SEV_INFO;
+	return failed ? GT_SEV_ERROR : GT_SEV_WARNING;
+}
+
+void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
+{
+	const struct gt_process *p = m->proc;
+	struct gt_family_info fi;
+	char copy[4096 + 256], fix[8192], dir[4096 + 256];
+	struct gt_finding *f;
+	bool elsewhere, needed, failed = gt_model_failed(m);
+	char why[8192 + 1024];
+	size_t i;
+	json_t *e;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct gt_search *s = &p->searches[i];
+
+		/* The driver has its own finding; each name once. */
+		if (s->ours || !s->result || strcmp(s->result, "not_found") || !s->name ||
+		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
+		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
+			continue;
+		elsewhere = copy_elsewhere(p, s, copy, sizeof(copy));
+		if (elsewhere)
+			snprintf(fix, sizeof(fix),
+				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
+				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
+				 "puts %s where %s looks.", copy, s->name,
+				 s->requester ? s->requester : "the program");
+		else
+			snprintf(fix, sizeof(fix),
+				 "Install the library that provides %s%s, or add the folder holding it to "
+				 "LD_LIBRARY_PATH.", s->name,
+				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
+								   "matching your CUDA)" : "");
+		needed = family_needed(m, s, &fi, why, sizeof(why));
+		f = gt_finding_add(out, "library-not-found", not_found_severity(m, &fi, failed, needed), m, fix,
+				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
+				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
+		if (elsewhere) {
+			gt_folder_of(copy, dir, sizeof(dir));
+			gt_fix_list_append(f, "LD_LIBRARY_PATH", dir);
+		}
+		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths in %zu places",
+				    s->requester ? s->requester : "the program", s->name, s->ntries,
+				    gt_search_places(s));
+		gt_evidence_str(e, "name", s->name);
+		gt_evidence_str(e, "requester", s->requester);
+		gt_evidence_tries(e, s);
+		/* The loader writes its tries with the conclusion it never reached. */
+		if (s->cut_off)
+			gt_evidence_add(f, "the process died in this search (the loader's exit 127 at start-up, or "
+					"an abort right after the failed dlopen): the places are the loader's search "
+					"redone on paper");
+		if (needed)
+			gt_evidence_add(f, "%s", why);
+		else if (loaded_other_major(m, &fi))
+			gt_evidence_add(f, "another %s library was loaded: the name was one probe among "
+					"others", fi.component);
+		else if (!failed && !family_loaded(m, &fi))
+			gt_evidence_add(f, "the process succeeded and loaded nothing of %s: it may have "
+					"gone on without it (on the CPU)", fi.family);
+		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
+			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
+			gt_evidence_str(e, "path", copy);
+		}
+		copy[0] = 0;
+	}
+}
