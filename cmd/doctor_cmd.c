@@ -102,7 +102,7 @@ static void print_text(struct doctor *d, const struct gt_report *rep, bool color
 	if (d->scanned) {
 		for (i = 0; i < d->scan_findings.n && i < 8; i++)
 			if (d->scan_findings.v[i].severity >= GT_SEV_WARNING)
-				printf("%sscan: %s: %s\n", i ? "" : "\n", d->scan_findings.v[i].id,
+				printf("%sscan: %s: %s\n", i ? "" : "\n", gt_finding_name(d->scan_findings.v[i].id),
 				       gt_printable(d->scan_findings.v[i].summary));
 	}
 }

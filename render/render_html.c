@@ -118,9 +118,9 @@ static void put_finding(FILE *f, const struct gt_report *r, const struct gt_find
 	int k;
 
 	fprintf(f, "<li class=\"finding %s\" id=\"finding-%zu\" data-id=\"", sev_class((int)x->severity), n);
-	gt_put_html(f, x->id);
+	gt_put_html(f, gt_finding_name(x->id));
 	fprintf(f, "\">\n<p class=\"head\"><span class=\"sev\">%s</span> <code>", gt_severity_name(x->severity));
-	gt_put_html(f, x->id);
+	gt_put_html(f, gt_finding_name(x->id));
 	fputs("</code>: ", f);
 	gt_put_html(f, x->summary);
 	fputs("</p>\n", f);
@@ -140,7 +140,7 @@ static void put_finding(FILE *f, const struct gt_report *r, const struct gt_find
 	fputs("</ul>\n", f);
 	for (k = 0; k < x->ncaused; k++) {
 		fputs(k ? ", <code>" : "<p class=\"cause\">caused by: <code>", f);
-		gt_put_html(f, x->caused_by[k]);
+		gt_put_html(f, gt_finding_name(x->caused_by[k]));
 		fputs(k + 1 == x->ncaused ? "</code></p>\n" : "</code>", f);
 	}
 	fputs("<p class=\"fix\">Fix: ", f);

@@ -258,7 +258,7 @@ static json_t *finding_json(const struct gt_finding *x)
 	else
 		members_json(o, gt_group_of(x->proc));
 	for (k = 0; k < x->ncaused; k++)
-		json_array_append_new(causes, json_string(x->caused_by[k]));
+		json_array_append_new(causes, json_string(gt_finding_name(x->caused_by[k])));
 	if (x->ncaused)
 		json_object_set_new(o, "caused_by", causes);
 	else

@@ -218,7 +218,7 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 		const struct gt_finding *x = &fs->v[i];
 
 		fprintf(f, "%s%-7s%s  %s: %s\n", severity_color(x->severity, color), gt_severity_name(x->severity),
-			color ? RESET : "", x->id, gt_printable(x->summary));
+			color ? RESET : "", gt_finding_name(x->id), gt_printable(x->summary));
 		json_array_foreach(x->evidence, k, e)
 			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		fprintf(f, "         fix: %s\n", gt_printable(x->fix));

@@ -86,7 +86,8 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 	int k;
 
 	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
-		color ? RESET : "", color ? BOLD : "", x->id, color ? RESET : "", gt_printable(x->summary));
+		color ? RESET : "", color ? BOLD : "", gt_finding_name(x->id), color ? RESET : "",
+		gt_printable(x->summary));
 	if (r->nprocs > 1) {
 		gt_describe_members(g, who, sizeof(who));
 		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, gt_printable(who));
@@ -98,7 +99,7 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 	if (x->ncaused) {
 		fprintf(f, "           caused by:");
 		for (k = 0; k < x->ncaused; k++)
-			fprintf(f, "%s %s", k ? "," : "", x->caused_by[k]);
+			fprintf(f, "%s %s", k ? "," : "", gt_finding_name(x->caused_by[k]));
 		fputc('\n', f);
 	}
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));

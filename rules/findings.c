@@ -19,7 +19,47 @@ static char *vformat(const char *fmt, va_list ap)
 	return s;
 }
 
-struct gt_finding *gt_finding_add(struct gt_findings *f, const char *id, enum gt_severity sev,
+/* The table of include/gputrace/findings.h, one row per enum value. */
+static const struct {
+	const char *name, *title, *anchor;
+	enum gt_severity lowest, highest;
+} table[] = {
+#define GT_FINDING_ROW(sym, id, lo, hi, title, anchor) { id, title, anchor, GT_SEV_##lo, GT_SEV_##hi },
+	GT_FINDINGS(GT_FINDING_ROW)
+#undef GT_FINDING_ROW
+};
+
+const char *gt_finding_name(enum gt_finding_id id)
+{
+	return (unsigned)id < GT_F_COUNT ? table[id].name : "unknown";
+}
+
+const char *gt_finding_title(enum gt_finding_id id)
+{
+	return (unsigned)id < GT_F_COUNT ? table[id].title : "";
+}
+
+const char *gt_finding_anchor(enum gt_finding_id id)
+{
+	return (unsigned)id < GT_F_COUNT ? table[id].anchor : "";
+}
+
+enum gt_finding_id gt_finding_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < GT_F_COUNT; i++)
+		if (strcmp(name, table[i].name) == 0)
+			return (enum gt_finding_id)i;
+	return GT_F_COUNT;
+}
+
+bool gt_finding_severity_allowed(enum gt_finding_id id, enum gt_severity sev)
+{
+	return (unsigned)id < GT_F_COUNT && sev >= table[id].lowest && sev <= table[id].highest;
+}
+
+struct gt_finding *gt_finding_add(struct gt_findings *f, enum gt_finding_id id, enum gt_severity sev,
 				  const struct gt_proc_model *m, const char *fix, const char *fmt, ...)
 {
 	struct gt_finding *x;
@@ -153,7 +193,7 @@ json_t *gt_finding_json(const struct gt_finding *x)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "id", json_string(x->id));
+	json_object_set_new(o, "id", json_string(gt_finding_name(x->id)));
 	json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
 	gt_evidence_str(o, "summary", x->summary);
 	json_object_set_new(o, "evidence", json_incref(x->evidence));
@@ -173,13 +213,13 @@ json_t *gt_findings_json(const struct gt_findings *f)
 	return arr;
 }
 
-const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
+const struct gt_finding *gt_findings_find(const struct gt_findings *f, enum gt_finding_id id,
 					  const struct gt_proc_model *m)
 {
 	size_t i;
 
 	for (i = 0; i < f->n; i++)
-		if (strcmp(f->v[i].id, id) == 0 && (!m || f->v[i].proc == m))
+		if (f->v[i].id == id && (!m || f->v[i].proc == m))
 			return &f->v[i];
 	return NULL;
 }

@@ -1,21 +1,21 @@
 /* Findings: what the report concludes, each with the evidence that proves it
- * and a concrete fix. The rules (one per file, rule_*.c) produce them. */
+ * and a concrete fix. The rules (one per file, rule_*.c) produce them; their
+ * ids, severities and titles are the table of include/gputrace/findings.h. */
 #ifndef GPUTRACE_FINDINGS_H
 #define GPUTRACE_FINDINGS_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "gputrace/findings.h"
 #include "read/model.h"
 
 struct gt_group;
 
-enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
-
 #define GT_MAX_CAUSES 8
 
 struct gt_finding {
-	const char *id;                 /* one of the contract's finding ids */
+	enum gt_finding_id id;          /* its name is gt_finding_name(id) */
 	enum gt_severity severity;
 	char *summary;                  /* one line */
 	char *fix;                      /* what to do, concretely */
@@ -25,7 +25,7 @@ struct gt_finding {
 	json_t *evidence;               /* array of objects, each with "what" */
 	const struct gt_proc_model *proc;
 	const struct gt_group *members;  /* set when the finding is about other processes than proc's group */
-	const char *caused_by[GT_MAX_CAUSES];
+	enum gt_finding_id caused_by[GT_MAX_CAUSES];
 	int ncaused;
 };
 
@@ -34,8 +34,17 @@ struct gt_findings {
 	size_t n;
 };
 
+/* The table's columns for an id (GT_F_COUNT and beyond: "unknown", "", ""). */
+const char *gt_finding_name(enum gt_finding_id id);
+const char *gt_finding_title(enum gt_finding_id id);
+const char *gt_finding_anchor(enum gt_finding_id id);
+/* The id named so ("driver-missing"), or GT_F_COUNT. */
+enum gt_finding_id gt_finding_from_name(const char *name);
+/* Whether the table allows sev for id: between its lowest and highest. */
+bool gt_finding_severity_allowed(enum gt_finding_id id, enum gt_severity sev);
+
 /* Adds a finding; summary is printf-style. The fix is copied. */
-struct gt_finding *gt_finding_add(struct gt_findings *f, const char *id, enum gt_severity sev,
+struct gt_finding *gt_finding_add(struct gt_findings *f, enum gt_finding_id id, enum gt_severity sev,
 				  const struct gt_proc_model *m, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /* Adds an evidence item ("what" printf-style) and returns it for more keys. */
@@ -66,7 +75,7 @@ void gt_fix_install(struct gt_finding *f, const char *command);
 json_t *gt_finding_json(const struct gt_finding *x);
 json_t *gt_findings_json(const struct gt_findings *f);
 /* A finding of this id for this process, or NULL. */
-const struct gt_finding *gt_findings_find(const struct gt_findings *f, const char *id,
+const struct gt_finding *gt_findings_find(const struct gt_findings *f, enum gt_finding_id id,
 					  const struct gt_proc_model *m);
 void gt_findings_free(struct gt_findings *f);
 /* Drops the findings added after the first `keep`. */

@@ -51,7 +51,7 @@ void rule_cpu_only_build(const struct gt_proc_model *m, struct gt_findings *out)
 
 	if (!fw || cuda_runtime_sought(m))
 		return;
-	f = gt_finding_add(out, "cpu-only-build", GT_SEV_WARNING, m,
+	f = gt_finding_add(out, GT_F_CPU_ONLY_BUILD, GT_SEV_WARNING, m,
 			   "Install a CUDA build of the framework (for PyTorch: the wheel for your CUDA "
 			   "from https://pytorch.org/get-started/, e.g. pip install torch --index-url "
 			   "https://download.pytorch.org/whl/cu130); a distribution's CPU-only package "

@@ -35,7 +35,7 @@ static void end_unknown(const struct gt_proc_model *m, struct gt_findings *out)
 	struct gt_finding *f;
 	json_t *e;
 
-	f = gt_finding_add(out, "end-unknown", GT_SEV_INFO, m,
+	f = gt_finding_add(out, GT_F_END_UNKNOWN, GT_SEV_INFO, m,
 		       "Nothing to do unless this process was expected to finish its work: run it "
 		       "under gputrace directly (gputrace CMD) to see how it ends.",
 		       "the process left no end line: it ended without exit() or _exit (a signal no "
@@ -73,7 +73,7 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 	}
 	if (normal_end_signal(m->ended_signal))
 		return;
-	f = gt_finding_add(out, "crashed", GT_SEV_ERROR, m,
+	f = gt_finding_add(out, GT_F_CRASHED, GT_SEV_ERROR, m,
 			   "Look at the last libraries loaded below first: run the program under "
 			   "gdb for the backtrace, and check their versions against what the "
 			   "framework was built for.",

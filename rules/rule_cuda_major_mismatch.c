@@ -26,7 +26,7 @@ static void two_runtimes(const struct gt_proc_model *m, struct gt_findings *out)
 	}
 	if (!b)
 		return;
-	f = gt_finding_add(out, "cuda-major-mismatch", GT_SEV_ERROR, m,
+	f = gt_finding_add(out, GT_F_CUDA_MAJOR_MISMATCH, GT_SEV_ERROR, m,
 			   "Use one CUDA major in the process: every framework and library must be "
 			   "built for the same CUDA; remove the other toolkit's folder from "
 			   "LD_LIBRARY_PATH or install matching builds.",
@@ -49,14 +49,14 @@ static void built_for_other(const struct gt_proc_model *m, struct gt_findings *o
 	json_t *e;
 	int k;
 
-	if (!rt || gt_version_major(rt->version) < 0 || gt_findings_find(out, "cuda-major-mismatch", m))
+	if (!rt || gt_version_major(rt->version) < 0 || gt_findings_find(out, GT_F_CUDA_MAJOR_MISMATCH, m))
 		return;
 	for (k = 0; calls[k]; k++) {
 		want = gt_version_answer(m->proc, calls[k]);
 		if (want <= 0 || want / 1000 == gt_version_major(rt->version))
 			continue;
 		gt_format_cudart_version((long)want, built, sizeof(built));
-		f = gt_finding_add(out, "cuda-major-mismatch", GT_SEV_ERROR, m,
+		f = gt_finding_add(out, GT_F_CUDA_MAJOR_MISMATCH, GT_SEV_ERROR, m,
 				   "Install the build of the library for the loaded CUDA major, or load "
 				   "the runtime it was built for.",
 				   "a library was built for CUDA %s, the runtime loaded is %s", built, rt->version);

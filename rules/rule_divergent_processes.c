@@ -140,7 +140,7 @@ static void compare(const struct gt_group *maj, const struct gt_group *min, size
 
 	gt_describe_members(min, who, sizeof(who));
 	gt_describe_members(maj, majority, sizeof(majority));
-	f = gt_finding_add(out, "divergent-processes", GT_SEV_ERROR, &min->model,
+	f = gt_finding_add(out, GT_F_DIVERGENT_PROCESSES, GT_SEV_ERROR, &min->model,
 			   "Make every rank load the same files: compare the environment of the odd "
 			   "ranks (LD_LIBRARY_PATH, CONDA_PREFIX, the host's installs) with the majority's, "
 			   "and install the same versions on every host.",

@@ -49,7 +49,7 @@ static void add_failed_calls(struct gt_finding *f, const struct gt_process *p)
 				    c->status_name ? c->status_name : "");
 		gt_evidence_str(e, "fn", c->fn);
 		gt_evidence_int(e, "status", c->status);
-		gt_evidence_str(e, "caused_by", "driver-mismatch");
+		gt_evidence_str(e, "caused_by", gt_finding_name(GT_F_DRIVER_MISMATCH));
 	}
 }
 
@@ -74,7 +74,7 @@ static void report_library(const struct gt_proc_model *m, const struct gt_lib *l
 				"compat library, on data-center GPUs." :
 				"In a container, let the NVIDIA container runtime mount the host's driver "
 				"libraries instead of the image's.");
-	f = gt_finding_add(out, "driver-mismatch", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_DRIVER_MISMATCH, GT_SEV_ERROR, m, fix,
 			   "%s %s does not fit the kernel module %s: %s", l->obj->path, v, p->kmod, reason);
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);

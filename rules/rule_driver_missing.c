@@ -20,7 +20,7 @@ void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
 		return;
 	if (!s && !gt_called_with(p, "cudaGetDeviceCount", 35) && !gt_called_with(p, "cudaMalloc", 35))
 		return;
-	f = gt_finding_add(out, "driver-missing", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_DRIVER_MISSING, GT_SEV_ERROR, m, fix,
 			   "no CUDA driver: libcuda.so.1 could not be loaded%s",
 			   s ? "" : " (the runtime answered 35)");
 	if (s) {

@@ -19,7 +19,7 @@ void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out)
 		 "Remove the stubs folder of %s from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d/); "
 		 "the stub is for linking only. The real libcuda.so.1 comes with the NVIDIA driver.",
 		 l->obj->path);
-	f = gt_finding_add(out, "driver-stub", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_DRIVER_STUB, GT_SEV_ERROR, m, fix,
 			   "libcuda.so.1 is the toolkit's stub, not the driver: %s", l->obj->path);
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
 		gt_folder_of(l->obj->path, dir, sizeof(dir));

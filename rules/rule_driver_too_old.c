@@ -79,7 +79,7 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 		 "Upgrade the NVIDIA driver to one that supports CUDA %s (the driver is newer than "
 		 "the runtime it serves, never older), or install a build of the framework for CUDA %s "
 		 "or older.", rvs, dvs);
-	f = gt_finding_add(out, "driver-too-old", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_DRIVER_TOO_OLD, GT_SEV_ERROR, m, fix,
 			   "the driver supports CUDA %s, the runtime loaded is CUDA %s", dvs, rvs);
 	e = gt_evidence_add(f, "driver %s (%s) supports CUDA %s", drv->obj->path, drv->version, dvs);
 	gt_evidence_lib(e, drv);

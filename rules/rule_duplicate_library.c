@@ -142,10 +142,10 @@ static void check_family(const struct gt_proc_model *m, const char *family, stru
 	binding = binding_copy(m, family);
 	write_fix(m, binding, fix, sizeof(fix));
 	if (n == 2)
-		f = gt_finding_add(out, "duplicate-library", binding >= 0 ? GT_SEV_ERROR : GT_SEV_WARNING, m,
+		f = gt_finding_add(out, GT_F_DUPLICATE_LIBRARY, binding >= 0 ? GT_SEV_ERROR : GT_SEV_WARNING, m,
 				   fix, "two copies of %s are loaded: %s", what, names);
 	else
-		f = gt_finding_add(out, "duplicate-library", binding >= 0 ? GT_SEV_ERROR : GT_SEV_WARNING, m,
+		f = gt_finding_add(out, GT_F_DUPLICATE_LIBRARY, binding >= 0 ? GT_SEV_ERROR : GT_SEV_WARNING, m,
 				   fix, "%zu copies of %s are loaded: %s", n, what, names);
 	for (k = 0; k < m->ncopies; k++)
 		if (strcmp(m->copies[k].family, family) == 0)

@@ -72,7 +72,7 @@ void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out
 	if (!forked_after_cuda(p) || !made_cuda_calls(p))
 		return;
 	failed = first_failure(p, &fn, &status, &name);
-	f = gt_finding_add(out, "fork-after-init", failed ? GT_SEV_ERROR : GT_SEV_WARNING, m, FIX_FORK,
+	f = gt_finding_add(out, GT_F_FORK_AFTER_INIT, failed ? GT_SEV_ERROR : GT_SEV_WARNING, m, FIX_FORK,
 			   "pid %ld was forked after its parent (pid %ld) initialised CUDA, and %s", p->pid,
 			   p->ppid, failed ? "its CUDA calls fail" : "calls CUDA itself");
 	e = gt_evidence_add(f, "the parent called %s before the fork", p->parent_cuda);
@@ -115,9 +115,9 @@ void rule_fork_after_init_parents(struct gt_group *const *groups, size_t ngroups
 		for (k = 0; k < child->nmembers; k++) {
 			parent = group_of_pid(groups, ngroups, child->members[k].ppid, child->members[k].host);
 			if (!parent || !gt_model_failed(&parent->model) ||
-			    gt_findings_find(out, "fork-after-init", &parent->model))
+			    gt_findings_find(out, GT_F_FORK_AFTER_INIT, &parent->model))
 				continue;
-			f = gt_finding_add(out, "fork-after-init", GT_SEV_WARNING, &parent->model, FIX_FORK,
+			f = gt_finding_add(out, GT_F_FORK_AFTER_INIT, GT_SEV_WARNING, &parent->model, FIX_FORK,
 					   "pid %ld failed after forking children once CUDA was initialised "
 					   "(its first CUDA call: %s)", child->members[k].ppid, p->parent_cuda);
 			gt_evidence_int(gt_evidence_add(f, "pid %ld was forked after %s and did not exec; a "

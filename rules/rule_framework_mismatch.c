@@ -137,7 +137,7 @@ static struct gt_finding *open_finding(const struct gt_proc_model *m, const stru
 	json_t *e;
 
 	write_fix(l, need, fix, sizeof(fix));
-	f = gt_finding_add(out, "framework-mismatch", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_FRAMEWORK_MISMATCH, GT_SEV_ERROR, m, fix,
 			   "%s needs %s %s (%s), but %s %s is loaded from %s [%s]", need->framework, need->family,
 			   need->spec, need->what, l->fi.component, l->version, l->obj->path,
 			   l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");

@@ -10,19 +10,19 @@
 
 static const char *const creators[] = { "cudnnCreate", "cublasCreate_v2", "cublasLtCreate",
 					"cuInit", "ncclCommInitRank", "ncclCommInitRankConfig", NULL };
-static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old", "driver-mismatch",
-				      "no-device",
-				      "mixed-versions", "cuda-major-mismatch", "library-not-found",
-				      "framework-mismatch", "shadowed-library", NULL };
+static const enum gt_finding_id causes[] = { GT_F_DRIVER_MISSING, GT_F_DRIVER_STUB, GT_F_DRIVER_TOO_OLD,
+					     GT_F_DRIVER_MISMATCH, GT_F_NO_DEVICE,
+					     GT_F_MIXED_VERSIONS, GT_F_CUDA_MAJOR_MISMATCH, GT_F_LIBRARY_NOT_FOUND,
+					     GT_F_FRAMEWORK_MISMATCH, GT_F_SHADOWED_LIBRARY, GT_F_COUNT };
 
 /* A cause of this id for the process, at error level: a shadowing is a
  * cause only when it changed the version (rule_shadowed_library says). */
-static bool cause_found(const struct gt_findings *out, const char *id, const struct gt_proc_model *m)
+static bool cause_found(const struct gt_findings *out, enum gt_finding_id id, const struct gt_proc_model *m)
 {
 	size_t i;
 
 	for (i = 0; i < out->n; i++)
-		if (out->v[i].proc == m && strcmp(out->v[i].id, id) == 0 && out->v[i].severity == GT_SEV_ERROR)
+		if (out->v[i].proc == m && out->v[i].id == id && out->v[i].severity == GT_SEV_ERROR)
 			return true;
 	return false;
 }
@@ -42,12 +42,12 @@ void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out)
 			continue;
 		/* cudnnGetErrorString's text is the status name again: no news */
 		reason = c->reason && (!c->status_name || strcmp(c->reason, c->status_name)) ? c->reason : NULL;
-		f = gt_finding_add(out, "init-failed", GT_SEV_ERROR, m,
+		f = gt_finding_add(out, GT_F_INIT_FAILED, GT_SEV_ERROR, m,
 				   "Fix what it is caused by (above); this error is how that shows.",
 				   "%s returned %d %s%s%s%s", c->fn, c->status,
 				   c->status_name ? c->status_name : "", reason ? " (\"" : "",
 				   reason ? reason : "", reason ? "\")" : "");
-		for (j = 0; causes[j] && f->ncaused < GT_MAX_CAUSES; j++)
+		for (j = 0; causes[j] != GT_F_COUNT && f->ncaused < GT_MAX_CAUSES; j++)
 			if (cause_found(out, causes[j], m))
 				f->caused_by[f->ncaused++] = causes[j];
 		if (!f->ncaused) {

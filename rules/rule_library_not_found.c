@@ -203,7 +203,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 strcmp(fi.family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package "
 								   "matching your CUDA)" : "");
 		needed = family_needed(m, s, &fi, why, sizeof(why));
-		f = gt_finding_add(out, "library-not-found", not_found_severity(m, &fi, failed, needed), m, fix,
+		f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, not_found_severity(m, &fi, failed, needed), m, fix,
 				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
 				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
 		if (elsewhere) {

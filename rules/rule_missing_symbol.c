@@ -79,7 +79,7 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 	if (g->version)
 		snprintf(ver, sizeof(ver), ", version %s", g->version);
 	write_fix(g, rule, fix, sizeof(fix));
-	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_MISSING_SYMBOL, GT_SEV_ERROR, m, fix,
 			   "%s: undefined symbol: %s%s: %s lacks it", gt_base_name(g->consumer), g->symbol, ver,
 			   g->provider);
 	if (rule == GT_RULE_LD_LIBRARY_PATH) {

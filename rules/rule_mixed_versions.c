@@ -156,11 +156,11 @@ static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_fin
 		return;
 	write_fix(m, copy, ref, fix, sizeof(fix));
 	if (gt_model_copies_of(m, c->family) > 1)
-		f = gt_finding_add(out, "mixed-versions", GT_SEV_ERROR, m, fix,
+		f = gt_finding_add(out, GT_F_MIXED_VERSIONS, GT_SEV_ERROR, m, fix,
 				   "%s parts of different versions in one copy (copy %d of %zu)", c->family,
 				   c->number, gt_model_copies_of(m, c->family));
 	else
-		f = gt_finding_add(out, "mixed-versions", GT_SEV_ERROR, m, fix,
+		f = gt_finding_add(out, GT_F_MIXED_VERSIONS, GT_SEV_ERROR, m, fix,
 				   "%s parts of different versions in one process", c->family);
 	add_fix_data(f, m, copy, ref);
 	for (i = 0; i < m->nlibs; i++) {

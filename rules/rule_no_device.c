@@ -25,7 +25,7 @@ void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out)
 		snprintf(fix, sizeof(fix),
 			 "Check that the machine has a GPU the driver sees (nvidia-smi -L); in a container, "
 			 "start it with GPUs (docker run --gpus all).");
-	f = gt_finding_add(out, "no-device", GT_SEV_ERROR, m, fix,
+	f = gt_finding_add(out, GT_F_NO_DEVICE, GT_SEV_ERROR, m, fix,
 			   "the CUDA driver shows this process no GPU%s", cvd ? " (CUDA_VISIBLE_DEVICES is set)" : "");
 	e = gt_evidence_add(f, "%s returned 100 (no CUDA-capable device)", fn);
 	gt_evidence_int(e, "status", 100);

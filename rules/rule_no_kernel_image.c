@@ -206,7 +206,7 @@ static void report_known_device(const struct gt_proc_model *m, const struct devi
 	if (none) {
 		snprintf(fix, sizeof(fix), fix_text, d->major, d->minor, d->major, d->minor, d->major, d->minor,
 			 d->major, d->minor);
-		f = gt_finding_add(out, "no-kernel-image", failed_209 ? GT_SEV_ERROR : GT_SEV_WARNING, m, fix,
+		f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, failed_209 ? GT_SEV_ERROR : GT_SEV_WARNING, m, fix,
 				   "%sno kernel image for %s (compute %d.%d%s%s) in %zu loaded file%s: %s",
 				   failed_209 ? "CUDA error 209: " : "", what_for, d->major, d->minor,
 				   d->name ? ", " : "", d->name ? d->name : "", none, none == 1 ? "" : "s", names);
@@ -214,7 +214,7 @@ static void report_known_device(const struct gt_proc_model *m, const struct devi
 		jit = names_of(v, n, GT_FIT_JIT, names, sizeof(names));
 		if (!jit)
 			return;
-		f = gt_finding_add(out, "no-kernel-image", GT_SEV_INFO, m,
+		f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, GT_SEV_INFO, m,
 				   "Nothing to fix for correctness. The driver compiles this PTX when the kernels are "
 				   "loaded (at start-up, or at their first use with CUDA_MODULE_LOADING=LAZY), which "
 				   "can take minutes for a large library; the result is cached in "
@@ -240,7 +240,7 @@ static void report_unknown_device(const struct gt_proc_model *m, struct judged *
 	struct gt_finding *f;
 	size_t i;
 
-	f = gt_finding_add(out, "no-kernel-image", GT_SEV_ERROR, m,
+	f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, GT_SEV_ERROR, m,
 			   "Find the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap, or "
 			   "gputrace doctor) and install a build that carries it: for PyTorch, the wheel of a "
 			   "newer CUDA, or TORCH_CUDA_ARCH_LIST when building from source.",

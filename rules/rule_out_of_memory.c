@@ -17,7 +17,7 @@ void rule_out_of_memory(const struct gt_proc_model *m, struct gt_findings *out)
 			a = &p->alloc_fails[i];
 	if (!a)
 		return;
-	f = gt_finding_add(out, "out-of-memory", GT_SEV_ERROR, m,
+	f = gt_finding_add(out, GT_F_OUT_OF_MEMORY, GT_SEV_ERROR, m,
 			   "Lower the batch size or the model size; check with nvidia-smi whether other "
 			   "processes hold GPU memory; with PyTorch, "
 			   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation.",

@@ -96,7 +96,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 		json_t *e0 = json_array_get(f->evidence, 0);
 		char d0[PATH_MAX];
 
-		if (f->proc != m || strcmp(f->id, "shadowed-library") != 0 || !e0)
+		if (f->proc != m || f->id != GT_F_SHADOWED_LIBRARY || !e0)
 			continue;
 		gt_folder_of(json_string_value(json_object_get(e0, "path")), d0, sizeof(d0));
 		if (strcmp(d0, dir) == 0 &&
@@ -106,7 +106,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 	snprintf(fix, sizeof(fix),
 		 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
 		 "the libraries it ships with, from its own RUNPATH.", dir, l->obj->requester);
-	return gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, m, fix,
+	return gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, m, fix,
 			      "%s [%s] shadows the copies next to %s", dir, gt_rule_name(l->found_by), l->obj->requester);
 }
 
@@ -179,14 +179,14 @@ static bool declared_otherwise(const char *requester, const struct gt_lib *l)
 /* A failure the driver or the device explains is not the preload's. */
 static bool failure_explained(const struct gt_findings *out, const struct gt_proc_model *m)
 {
-	static const char *const causes[] = { "driver-missing", "driver-stub", "driver-too-old",
-					      "driver-mismatch", "no-device" };
+	static const enum gt_finding_id causes[] = { GT_F_DRIVER_MISSING, GT_F_DRIVER_STUB, GT_F_DRIVER_TOO_OLD,
+						     GT_F_DRIVER_MISMATCH, GT_F_NO_DEVICE };
 	size_t i, k;
 
 	for (i = 0; i < out->n; i++)
 		for (k = 0; k < sizeof(causes) / sizeof(causes[0]); k++)
 			if (out->v[i].proc == m && out->v[i].severity == GT_SEV_ERROR &&
-			    strcmp(out->v[i].id, causes[k]) == 0)
+			    out->v[i].id == causes[k])
 				return true;
 	return false;
 }
@@ -232,13 +232,13 @@ static struct gt_finding *preload_finding_for(struct gt_findings *out, const str
 		/* One finding per preload entry: every requester it shadowed a
 		 * copy for is evidence of that one cause (torch's libtorch_cuda
 		 * and libtorch_python both need libcudnn.so.9). */
-		if (f->proc == m && strcmp(f->id, "shadowed-library") == 0 && r0 && strcmp(r0, root) == 0)
+		if (f->proc == m && f->id == GT_F_SHADOWED_LIBRARY && r0 && strcmp(r0, root) == 0)
 			return f;
 	}
 	snprintf(fix, sizeof(fix),
 		 "Take %s out of LD_PRELOAD (look in shell profiles and launcher scripts), so that %s "
 		 "loads the copy it finds itself, %s.", root, requester, copy);
-	return gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, m, fix,
+	return gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, m, fix,
 			      "%s %s [preload] shadows %s%s%s, the copy %s would load through its %s (on paper)",
 			      l->obj->path, l->version, copy, copy_version[0] ? " " : "", copy_version,
 			      gt_base_name(requester), gt_rule_name(rule));

@@ -110,7 +110,7 @@ static void duplicates(const struct host_scan *s, struct gt_findings *out, struc
 				continue;
 			visible |= default_search(b);
 			if (!f) {
-				f = gt_finding_add(out, "duplicate-library", GT_SEV_INFO, NULL,
+				f = gt_finding_add(out, GT_F_DUPLICATE_LIBRARY, GT_SEV_INFO, NULL,
 						   "Know which copy each program gets: gputrace scan --for PROGRAM "
 						   "shows it; remove copies that nothing should load.",
 						   "%s: several copies on this host", load_name(a));
@@ -152,7 +152,7 @@ static void shadowed(const struct host_scan *s, struct gt_findings *out, struct 
 			continue;
 		snprintf(fix, sizeof(fix), "Remove the folder of %s from LD_LIBRARY_PATH, unless every "
 			 "program should get that copy instead of %s.", c->path, ce->path);
-		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL, fix,
+		f = gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, NULL, fix,
 				   "LD_LIBRARY_PATH's %s hides %s from ld.so.cache", c->path, ce->path);
 		note_name(names, load_name(c));
 		copy_evidence(f, c, "found first:");
@@ -171,7 +171,7 @@ static void stubs(const struct host_scan *s, struct gt_findings *out)
 
 		if (!c->stub || !default_search(c))
 			continue;
-		f = gt_finding_add(out, "driver-stub", GT_SEV_ERROR, NULL,
+		f = gt_finding_add(out, GT_F_DRIVER_STUB, GT_SEV_ERROR, NULL,
 				   "Remove the stubs folder from LD_LIBRARY_PATH and /etc/ld.so.conf.d/, run "
 				   "ldconfig; the stub is for linking only, programs need the driver's libcuda.so.1.",
 				   "the CUDA driver stub %s is where programs look for libcuda.so.1 [%s]",
@@ -222,7 +222,7 @@ static void mixed(const struct host_scan *s, struct gt_findings *out)
 			if (strcmp(a->fi.family, b->fi.family) || strcmp(dir_i, dir_k) || !strchr(vi, '.') ||
 			    !strchr(vk, '.') || gt_version_major(vi) != gt_version_major(vk) || strcmp(vi, vk) == 0)
 				continue;
-			f = gt_finding_add(out, "mixed-versions", GT_SEV_ERROR, NULL,
+			f = gt_finding_add(out, GT_F_MIXED_VERSIONS, GT_SEV_ERROR, NULL,
 					   "Reinstall the library so that all its parts come from one release, "
 					   "and remove the stale files of the other.",
 					   "%s parts of versions %s and %s side by side in %s", a->fi.family, vi, vk,
@@ -246,7 +246,8 @@ struct refused_group {
 	char *names;        /* "a, b (32-bit, machine 3), ..." for the summary */
 };
 
-static const char *const refusal_id[] = { "broken-symlink", "wrong-architecture", "wrong-architecture" };
+static const enum gt_finding_id refusal_id[] = { GT_F_BROKEN_SYMLINK, GT_F_WRONG_ARCHITECTURE,
+						 GT_F_WRONG_ARCHITECTURE };
 static const char *const refusal_fix[] = {
 	"Remove the link or point it at the file it was meant for.",
 	"Remove the file or move it out of the loader's folders.",
@@ -376,7 +377,7 @@ static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 		    !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
 		    !strchr(c->version, '.') || !(why = driver_copy_problem(s, c)))
 			continue;
-		f = gt_finding_add(out, "driver-mismatch", any_name_searched(s, c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
+		f = gt_finding_add(out, GT_F_DRIVER_MISMATCH, any_name_searched(s, c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
 				   "Use the host's driver libraries at the kernel module's release; keep this "
 				   "copy off LD_LIBRARY_PATH and out of ld.so.conf.",
 				   "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,
@@ -541,7 +542,7 @@ static struct gt_finding *symbol_gap_finding(const struct gt_symbol_gap *g, size
 			 strrchr(g->provider, '/') + 1, strrchr(g->consumer, '/') + 1, g->symbol);
 	if (more)
 		snprintf(others, sizeof(others), " and %zu more", more);
-	f = gt_finding_add(out, "missing-symbol", GT_SEV_ERROR, NULL, fix,
+	f = gt_finding_add(out, GT_F_MISSING_SYMBOL, GT_SEV_ERROR, NULL, fix,
 			   "%s would fail to load: undefined symbol: %s%s%s: %s lacks %s",
 			   strrchr(g->consumer, '/') + 1, g->symbol, ver, others, g->provider, more ? "them" : "it");
 	e = gt_evidence_add(f, "%s needs %s%s", g->consumer, g->symbol, ver);
@@ -664,7 +665,7 @@ static void predicted_versions(const struct host_scan_for *fr, struct gt_finding
 					strchr(ka, '.') && strchr(kb, '.') && !gt_same_release(ka, kb);
 			if (!majors && !mixed_release)
 				continue;
-			f = gt_finding_add(out, majors ? "cuda-major-mismatch" : "mixed-versions", GT_SEV_ERROR, NULL,
+			f = gt_finding_add(out, majors ? GT_F_CUDA_MAJOR_MISMATCH : GT_F_MIXED_VERSIONS, GT_SEV_ERROR, NULL,
 					   "Make the loader take one release for every part: remove the stale "
 					   "copy's folder from LD_LIBRARY_PATH, or reinstall the library.",
 					   "for %s, the loader would take %s %s and %s %s", fr->consumer, a.component,
@@ -693,7 +694,7 @@ void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 
 		if (r->winner < 0 || !r->nshadowed || r->cand[r->winner].rule != GT_RULE_LD_LIBRARY_PATH)
 			continue;
-		f = gt_finding_add(out, "shadowed-library", GT_SEV_WARNING, NULL,
+		f = gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, NULL,
 				   "Remove that folder from LD_LIBRARY_PATH for this program, or delete the "
 				   "stale copy.",
 				   "for %s, %s comes from LD_LIBRARY_PATH: %s", fr->consumer, r->name,

@@ -1,7 +1,9 @@
 """The JSON Schemas of schema/, applied to every JSON document the e2e tests
 parse: the `json.loads` of the test process is wrapped (install()), so that
 each gputrace report, scan or doctor object and each trace line a test reads
-is validated, whatever test reads it. A schema error fails that test."""
+is validated, whatever test reads it. A schema error fails that test, and so
+does a finding whose severity the finding table (include/gputrace/findings.h)
+does not allow its id: every scenario of every test holds the rules to it."""
 import collections
 import glob
 import json
@@ -9,6 +11,8 @@ import os
 import threading
 
 import jsonschema
+
+from tests.e2e import finding_table
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema")
 # The document's "format" key, or a trace line's "ev" key, picks its schema.
@@ -68,8 +72,22 @@ def kind_of(obj):
     return None
 
 
+def findings_in(node, path=""):
+    """(path, finding) for every object under node with an "id" of the
+    finding table and a "severity": a report's, a scan's, a diff's ... ."""
+    if isinstance(node, dict):
+        if node.get("id") in finding_table.BY_ID and isinstance(node.get("severity"), str):
+            yield path, node
+        for k, v in node.items():
+            yield from findings_in(v, path + "/" + str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from findings_in(v, "%s/%d" % (path, i))
+
+
 def check(obj, kind=None):
-    """Raises AssertionError naming every schema error of obj."""
+    """Raises AssertionError naming every schema error of obj, and every
+    finding with a severity its id's row of the finding table does not allow."""
     kind = kind or kind_of(obj)
     if kind is None:
         return
@@ -77,6 +95,11 @@ def check(obj, kind=None):
     if errors:
         lines = ["%s at /%s: %s" % (kind, "/".join(map(str, e.absolute_path)), e.message) for e in errors[:10]]
         raise AssertionError("JSON does not match schema/%s.schema.json:\n  %s" % (kind, "\n  ".join(lines)))
+    wrong = ["%s at %s: %s is %s" % (kind, where or "/", f["id"], f["severity"])
+             for where, f in findings_in(obj) if not finding_table.allowed(f["id"], f["severity"])]
+    if wrong:
+        raise AssertionError("severity outside the finding table (include/gputrace/findings.h):\n  %s"
+                             % "\n  ".join(wrong[:10]))
     validated[kind] += 1
 
 

@@ -20,11 +20,12 @@ import sys
 import unittest
 
 from tests.cases import corpus
+from tests.e2e import finding_table
 
-IDS = {"driver-missing", "driver-stub", "driver-too-old", "no-device", "cpu-only-build",
-       "library-not-found", "mixed-versions", "duplicate-library", "shadowed-library",
-       "cuda-major-mismatch", "init-failed", "out-of-memory", "crashed", "missing-symbol",
-       "framework-mismatch", "fork-after-init", "no-kernel-image", "driver-mismatch"}
+# The ids a case may expect: the finding table's (include/gputrace/findings.h).
+IDS = set(finding_table.IDS)
+
+
 class CaseFiles(unittest.TestCase):
     def test_every_case_says_where_it_comes_from_and_what_it_expects(self):
         names = corpus.list_cases()

@@ -12,20 +12,18 @@ import subprocess
 import tempfile
 import unittest
 
+from tests.e2e import finding_table
 from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, real_cudnn_dir, value
 
 SC = os.path.join(FIX, "scenarios")
 LOAD_AND_DIE = os.path.join(PROGS, "load_and_die")
 CUDA_OPS = os.path.join(PROGS, "cuda_ops")
 
-SEVERITY = {
-    "driver-missing": "error", "driver-stub": "error", "driver-too-old": "error",
-    "no-device": "error", "cpu-only-build": "warning", "library-not-found": "error",
-    "mixed-versions": "error", "duplicate-library": "warning", "shadowed-library": "warning",
-    "framework-mismatch": "error",
-    "cuda-major-mismatch": "error", "init-failed": "error", "out-of-memory": "error",
-    "crashed": "error", "end-unknown": "info", "divergent-processes": None,
-}
+# The severity a finding of these scenarios has unless a test says otherwise:
+# the finding table's (include/gputrace/findings.h) where it allows one, else
+# the one these scenarios give (SeverityDefaults checks it against the table).
+SEVERITY = dict({r.id: r.lowest for r in finding_table.ROWS if r.lowest == r.highest},
+                **{"library-not-found": "error", "duplicate-library": "warning", "shadowed-library": "warning"})
 CUDA_FAMILIES = {"driver", "cudart", "cudnn", "cublas"}
 FOUND_BY = {"rpath", "runpath", "ld_library_path", "ld_so_cache", "default", "absolute",
             "already_loaded", "preload", None}
@@ -83,6 +81,13 @@ class Diagnosis:
         return self.processes[0]
 
 
+class SeverityDefaults(unittest.TestCase):
+    def test_defaults_are_the_tables(self):
+        """Every default severity is one the finding table allows its id."""
+        for fid, severity in SEVERITY.items():
+            self.assertTrue(finding_table.allowed(fid, severity), "%s: %s" % (fid, severity))
+
+
 class ReportCase(unittest.TestCase):
     maxDiff = None
 
@@ -109,7 +114,7 @@ class ReportCase(unittest.TestCase):
         self.assertEqual((o["format"], o["version"]), ("gputrace-report", 1))
         self.assertTrue(d.processes, "a process per trace")
         for f in d.findings:
-            self.assertIn(f["id"], SEVERITY)
+            self.assertIn(f["id"], finding_table.IDS)
             self.assertIn(f["severity"], ("error", "warning", "info"))
             self.assertTrue(f["summary"] and f["fix"], f)
             self.assertTrue(f["evidence"], "every finding shows its evidence: %s" % f["id"])

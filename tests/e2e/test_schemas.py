@@ -6,13 +6,16 @@ import copy
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from tests.e2e import schemas
+from tests.e2e import finding_table, schemas
 from tests.e2e.gtlib import GPUTRACE, PROGS, traces_in
+
+MAN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "man")
 
 
 def walk(node, path="#"):
@@ -112,6 +115,53 @@ class Schemas(unittest.TestCase):
         c = copy.deepcopy(o)
         c["copies"][0]["where"] = "ld.so.cache"
         self.assertIn("ld.so.cache", self.reject(c, "scan"))
+
+
+class FindingTable(unittest.TestCase):
+    """What repeats the finding ids of include/gputrace/findings.h agrees with
+    it: the schema's enum, the man page's sections, the severities."""
+
+    def test_schema_enum_is_the_table(self):
+        with open(os.path.join(schemas.SCHEMA_DIR, "finding.schema.json")) as f:
+            ids = json.load(f)["properties"]["id"]["enum"]
+        self.assertEqual(ids, finding_table.IDS, "schema/finding.schema.json's id enum, in the table's order")
+        self.assertEqual(len(set(ids)), len(ids))
+
+    def test_table_rows(self):
+        self.assertTrue(finding_table.ROWS)
+        for r in finding_table.ROWS:
+            self.assertEqual(r.enum, r.id.upper().replace("-", "_"), r)
+            self.assertRegex(r.id, r"^[a-z]+(-[a-z]+)*$")
+            self.assertLessEqual(finding_table.SEVERITIES.index(r.lowest),
+                                 finding_table.SEVERITIES.index(r.highest), r)
+            self.assertTrue(r.title, r)
+
+    def test_man_page_section_per_id(self):
+        """Each id's anchor names a .SS section of its man page, and
+        gputrace-report(1) has one for every id."""
+        def sections(page):
+            with open(os.path.join(MAN_DIR, page)) as f:
+                heads = re.findall(r"^\.SS (.*)$", f.read(), re.M)
+            return {h.replace("\\-", "-").split(" (")[0].strip() for h in heads}
+        report = sections("gputrace-report.1")
+        for r in finding_table.ROWS:
+            page, _, name = r.anchor.partition("#")
+            self.assertEqual(name, r.id, r)
+            self.assertIn(name, sections(page), "%s: no .SS %s in man/%s" % (r.id, name, page))
+            self.assertIn(r.id, report, "man/gputrace-report.1 has no section for %s" % r.id)
+
+    def reject(self, obj, kind):
+        with self.assertRaises(AssertionError) as cm:
+            schemas.check(obj, kind)
+        return str(cm.exception)
+
+    def test_severity_outside_the_table_fails(self):
+        finding = {"id": "crashed", "severity": "warning", "summary": "s", "evidence": [], "fix": "f"}
+        self.assertIn("severity outside the finding table", self.reject(finding, "finding"))
+        schemas.check(dict(finding, severity="error"), "finding")
+        self.assertIn("not-an-id", self.reject(dict(finding, id="not-an-id"), "finding"))
+        self.assertIn("not-an-id", self.reject(dict(finding, severity="error", caused_by=["not-an-id"]),
+                                               "finding"))
 
 
 if __name__ == "__main__":

@@ -327,7 +327,7 @@ START_TEST(test_rule_209_names_the_file_and_the_device)
 	if (!copy_fixture("sm80.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, CALL_209, FX_END, NULL);
-	f = fx_finding(&d, "no-kernel-image");
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
 	ck_assert(strstr(f->summary, "sm_90") && strstr(f->summary, "prog (sm_80)"));
@@ -347,12 +347,12 @@ START_TEST(test_rule_matching_sass_is_silent)
 	if (!copy_fixture("sm80.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_86, FX_END, NULL);
-	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 0);
 	fx_free(&d);
 	if (!copy_fixture("sm80_sm90_ptx90.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
-	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 0);
 	fx_free(&d);
 }
 END_TEST
@@ -365,7 +365,7 @@ START_TEST(test_rule_without_a_209_is_a_warning)
 	if (!copy_fixture("sm90a_sm100f_ptx100f.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_86, FX_END, NULL);
-	f = fx_finding(&d, "no-kernel-image");
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, GT_SEV_WARNING);
 	fx_free(&d);
@@ -380,7 +380,7 @@ START_TEST(test_rule_ptx_only_is_info)
 	if (!copy_fixture("ptx80_uncompressed.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
-	f = fx_finding(&d, "no-kernel-image");
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, GT_SEV_INFO);
 	ck_assert(fx_evidence_has(f, "fit", "jit") && fx_evidence_has(f, "via", "compute_80"));
@@ -402,7 +402,7 @@ START_TEST(test_rule_small_ptx_in_a_library_is_silent)
 	if (!copy_fixture("ptx80_uncompressed.o", "libsmallptx.so"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, OPEN_LIB("libsmallptx.so"), DEVICE_90, FX_END, NULL);
-	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 0);
 	fx_free(&d);
 }
 END_TEST
@@ -428,7 +428,7 @@ START_TEST(test_rule_large_ptx_in_a_library_is_info)
 		 fx_path("bigptx.bin"), fx_path("libbigptx.so"));
 	ck_assert_int_eq(system(cmd), 0);
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, OPEN_LIB("libbigptx.so"), DEVICE_90, FX_END, NULL);
-	f = fx_finding(&d, "no-kernel-image");
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, GT_SEV_INFO);
 	ck_assert(fx_evidence_has(f, "via", "compute_80"));
@@ -444,7 +444,7 @@ START_TEST(test_rule_209_without_device)
 	if (!copy_fixture("sm80.o", "prog"))
 		return;
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, CALL_209, FX_END, NULL);
-	f = fx_finding(&d, "no-kernel-image");
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
 	ck_assert(strstr(f->summary, "does not say which device"));
@@ -459,7 +459,7 @@ START_TEST(test_rule_ignores_files_without_device_code)
 
 	fx_build_lib("prog", NULL);
 	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, FX_END, NULL);
-	ck_assert_uint_eq(fx_count(&d, "no-kernel-image"), 0);
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 0);
 	fx_free(&d);
 }
 END_TEST

@@ -42,30 +42,32 @@ static const char *ids(const struct fx_diag *d)
 
 	buf[0] = 0;
 	for (i = 0; i < d->findings.n && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "", d->findings.v[i].id);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "",
+				      gt_finding_name(d->findings.v[i].id));
 	return d->findings.n ? buf : "(none)";
 }
 
-static const struct gt_finding *must_find(const struct fx_diag *d, const char *id, enum gt_severity sev)
+static const struct gt_finding *must_find(const struct fx_diag *d, enum gt_finding_id id, enum gt_severity sev)
 {
 	const struct gt_finding *f = fx_finding(d, id);
+	const char *name = gt_finding_name(id);
 
-	ck_assert_msg(f, "no %s finding; found: %s", id, ids(d));
-	ck_assert_str_eq(f->id, id);
-	ck_assert_msg(f->severity == sev, "%s is %s, not %s", id, gt_severity_name(f->severity),
+	ck_assert_msg(f, "no %s finding; found: %s", name, ids(d));
+	ck_assert_int_eq(f->id, id);
+	ck_assert_msg(f->severity == sev, "%s is %s, not %s", name, gt_severity_name(f->severity),
 		      gt_severity_name(sev));
 	ck_assert_ptr_eq(f->proc, &d->model);
-	ck_assert_msg(f->summary && f->summary[0], "%s has no summary", id);
-	ck_assert_msg(f->fix && f->fix[0], "%s has no fix", id);
-	ck_assert_msg(json_array_size(f->evidence) > 0, "%s has no evidence", id);
+	ck_assert_msg(f->summary && f->summary[0], "%s has no summary", name);
+	ck_assert_msg(f->fix && f->fix[0], "%s has no fix", name);
+	ck_assert_msg(json_array_size(f->evidence) > 0, "%s has no evidence", name);
 	return f;
 }
 
-static void must_not_find(const struct fx_diag *d, const char *id)
+static void must_not_find(const struct fx_diag *d, enum gt_finding_id id)
 {
 	const struct gt_finding *f = fx_finding(d, id);
 
-	ck_assert_msg(!f, "unexpected %s: %s", id, f ? f->summary : "");
+	ck_assert_msg(!f, "unexpected %s: %s", gt_finding_name(id), f ? f->summary : "");
 }
 
 static void assert_contains(const char *text, const char *part)
@@ -84,6 +86,47 @@ static size_t tried_count(const struct gt_finding *f)
 			return json_array_size(json_object_get(e, "tried"));
 	return 0;
 }
+
+/* ---- the finding table (include/gputrace/findings.h) ---- */
+
+/* Each id once, in the contract's spelling, found again by its name, with a
+ * title, a man anchor and a severity range that is not empty. */
+START_TEST(test_finding_table)
+{
+	int id, other, sev, first, last;
+
+	for (id = 0; id < GT_F_COUNT; id++) {
+		const char *name = gt_finding_name((enum gt_finding_id)id), *c;
+
+		ck_assert_msg(name[0] >= 'a' && name[0] <= 'z', "id %d: '%s'", id, name);
+		for (c = name; *c; c++)
+			ck_assert_msg((*c >= 'a' && *c <= 'z') || (*c == '-' && c[1] && c[1] != '-'), "'%s'", name);
+		ck_assert_int_eq(gt_finding_from_name(name), id);
+		for (other = 0; other < id; other++)
+			ck_assert_str_ne(gt_finding_name((enum gt_finding_id)other), name);
+		ck_assert_msg(gt_finding_title((enum gt_finding_id)id)[0], "%s has no title", name);
+		ck_assert_msg(strchr(gt_finding_anchor((enum gt_finding_id)id), '#'), "%s: anchor", name);
+		first = last = -1;
+		for (sev = GT_SEV_INFO; sev <= GT_SEV_ERROR; sev++) {
+			if (!gt_finding_severity_allowed((enum gt_finding_id)id, (enum gt_severity)sev))
+				continue;
+			if (first < 0)
+				first = sev;
+			last = sev;
+		}
+		ck_assert_msg(first >= 0, "%s allows no severity", name);
+		for (sev = first; sev <= last; sev++)
+			ck_assert(gt_finding_severity_allowed((enum gt_finding_id)id, (enum gt_severity)sev));
+	}
+	ck_assert_int_eq(gt_finding_from_name("no-such-finding"), GT_F_COUNT);
+	ck_assert_int_eq(gt_finding_from_name(NULL), GT_F_COUNT);
+	ck_assert_str_eq(gt_finding_name(GT_F_COUNT), "unknown");
+	ck_assert(!gt_finding_severity_allowed(GT_F_COUNT, GT_SEV_ERROR));
+	ck_assert(gt_finding_severity_allowed(GT_F_LIBRARY_NOT_FOUND, GT_SEV_INFO));
+	ck_assert(!gt_finding_severity_allowed(GT_F_CRASHED, GT_SEV_WARNING));
+	ck_assert(!gt_finding_severity_allowed(GT_F_END_UNKNOWN, GT_SEV_ERROR));
+}
+END_TEST
 
 /* ---- a healthy process: nothing to say ---- */
 
@@ -120,7 +163,7 @@ START_TEST(test_driver_missing_from_search)
 		    NOT_FOUND(11, "libcuda.so.1", TRY("/nonexistent/cuda-13.0/lib64/libcuda.so.1", "runpath") ","
 			      TRY("/usr/lib/libcuda.so.1", "default")),
 		    FX_END, NULL);
-	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_MISSING, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "no CUDA driver: libcuda.so.1 could not be loaded");
 	ck_assert(fx_evidence_has(f, "requester", CUDART));
 	ck_assert_uint_eq(tried_count(f), 2);
@@ -135,7 +178,7 @@ START_TEST(test_driver_missing_from_status_35)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), CALL("cudaGetDeviceCount", 35, "cudaErrorInsufficientDriver"),
 		    FX_END, NULL);
-	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_MISSING, GT_SEV_ERROR);
 	assert_contains(f->summary, "(the runtime answered 35)");
 	ck_assert(fx_evidence_has(f, "fn", "cudaGetDeviceCount"));
 	fx_free(&d);
@@ -143,7 +186,7 @@ START_TEST(test_driver_missing_from_status_35)
 	/* cudaMalloc is only counted: its total says it */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), TOTAL("cudaMalloc", 35, "cudaErrorInsufficientDriver"),
 		    FX_END, NULL);
-	f = must_find(&d, "driver-missing", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_MISSING, GT_SEV_ERROR);
 	ck_assert(fx_evidence_has(f, "fn", "cudaMalloc"));
 	fx_free(&d);
 }
@@ -157,7 +200,7 @@ START_TEST(test_driver_missing_not_when_loaded)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), SEARCH(1, "libcuda.so.1", CUDART),
 		    OPEN_BY(DRIVER, 1, "libcuda.so.1", "ld_so_cache"),
 		    CALL("cudaGetDeviceCount", 0, "cudaSuccess"), FX_END, NULL);
-	must_not_find(&d, "driver-missing");
+	must_not_find(&d, GT_F_DRIVER_MISSING);
 	fx_free(&d);
 }
 END_TEST
@@ -170,7 +213,7 @@ START_TEST(test_driver_missing_not_for_our_search)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), QUERIES_BEGIN, SEARCH(4, "libcuda.so.1", CUDART), QUERIES_END,
 		    NOT_FOUND(4, "libcuda.so.1", TRY("/usr/lib/libcuda.so.1", "default")), FX_END, NULL);
 	ck_assert(d.proc.searches[0].ours);
-	must_not_find(&d, "driver-missing");
+	must_not_find(&d, GT_F_DRIVER_MISSING);
 	fx_free(&d);
 }
 END_TEST
@@ -187,13 +230,13 @@ START_TEST(test_driver_stub_by_path)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), SEARCH(2, "libcuda.so.1", CUDART),
 		    OPEN_BY(STUB, 2, "libcuda.so.1", "ld_library_path"),
 		    CALL("cudaGetDeviceCount", 34, "cudaErrorStubLibrary"), FX_END, NULL);
-	f = must_find(&d, "driver-stub", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_STUB, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "libcuda.so.1 is the toolkit's stub, not the driver: " STUB);
 	ck_assert(fx_evidence_has(f, "path", STUB));
 	assert_contains(f->fix, STUB);
 	/* a stub is not a driver that is too old, nor a missing one */
-	must_not_find(&d, "driver-too-old");
-	must_not_find(&d, "driver-missing");
+	must_not_find(&d, GT_F_DRIVER_TOO_OLD);
+	must_not_find(&d, GT_F_DRIVER_MISSING);
 	fx_free(&d);
 }
 END_TEST
@@ -204,7 +247,7 @@ START_TEST(test_driver_stub_by_status_34)
 	struct fx_diag d;
 
 	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), CALL("cuInit", 34, "CUDA_ERROR_STUB_LIBRARY"), FX_END, NULL);
-	must_find(&d, "driver-stub", GT_SEV_ERROR);
+	must_find(&d, GT_F_DRIVER_STUB, GT_SEV_ERROR);
 	fx_free(&d);
 }
 END_TEST
@@ -214,7 +257,7 @@ START_TEST(test_driver_stub_not_for_real_driver)
 	struct fx_diag d;
 
 	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), CALL("cuInit", 0, "CUDA_SUCCESS"), FX_END, NULL);
-	must_not_find(&d, "driver-stub");
+	must_not_find(&d, GT_F_DRIVER_STUB);
 	fx_free(&d);
 }
 END_TEST
@@ -229,11 +272,11 @@ START_TEST(test_driver_too_old_by_versions)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
 		    VERSION(DRIVER, "cuDriverGetVersion", 12040), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
 		    FX_END, NULL);
-	f = must_find(&d, "driver-too-old", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_TOO_OLD, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "the driver supports CUDA 12.4, the runtime loaded is CUDA 13.0");
 	ck_assert(fx_evidence_has(f, "cuda_version", "12.4"));
 	assert_contains(f->fix, "CUDA 13.0");
-	must_not_find(&d, "driver-missing");
+	must_not_find(&d, GT_F_DRIVER_MISSING);
 	fx_free(&d);
 }
 END_TEST
@@ -247,7 +290,7 @@ START_TEST(test_driver_too_old_by_runtime_answer)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
 		    VERSION(CUDART, "cudaDriverGetVersion", 12020), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
 		    FX_END, NULL);
-	f = must_find(&d, "driver-too-old", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DRIVER_TOO_OLD, GT_SEV_ERROR);
 	assert_contains(f->summary, "CUDA 12.2");
 	fx_free(&d);
 }
@@ -259,8 +302,8 @@ START_TEST(test_driver_too_old_by_status_35)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
 		    CALL("cudaGetDeviceCount", 35, "cudaErrorInsufficientDriver"), FX_END, NULL);
-	must_find(&d, "driver-too-old", GT_SEV_ERROR);
-	must_not_find(&d, "driver-missing");  /* the driver is there */
+	must_find(&d, GT_F_DRIVER_TOO_OLD, GT_SEV_ERROR);
+	must_not_find(&d, GT_F_DRIVER_MISSING);  /* the driver is there */
 	fx_free(&d);
 }
 END_TEST
@@ -272,13 +315,13 @@ START_TEST(test_driver_too_old_not_when_new_enough)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
 		    VERSION(DRIVER, "cuDriverGetVersion", 13010), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
 		    CALL("cudaGetDeviceCount", 0, "cudaSuccess"), FX_END, NULL);
-	must_not_find(&d, "driver-too-old");
+	must_not_find(&d, GT_F_DRIVER_TOO_OLD);
 	fx_free(&d);
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER),
 		    VERSION(DRIVER, "cuDriverGetVersion", 13000), VERSION(CUDART, "cudaRuntimeGetVersion", 13000),
 		    FX_END, NULL);
-	must_not_find(&d, "driver-too-old");
+	must_not_find(&d, GT_F_DRIVER_TOO_OLD);
 	fx_free(&d);
 }
 END_TEST
@@ -292,7 +335,7 @@ START_TEST(test_no_device)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(DRIVER), CALL("cudaGetDeviceCount", 100, "cudaErrorNoDevice"),
 		    FX_END, NULL);
-	f = must_find(&d, "no-device", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_NO_DEVICE, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "the CUDA driver shows this process no GPU");
 	assert_contains(f->fix, "nvidia-smi -L");
 	fx_free(&d);
@@ -306,7 +349,7 @@ START_TEST(test_no_device_visible_devices)
 
 	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_VISIBLE_DEVICES':'7'"), OPEN(DRIVER),
 		    TOTAL("cudaSetDevice", 100, "cudaErrorNoDevice"), FX_END, NULL);
-	f = must_find(&d, "no-device", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_NO_DEVICE, GT_SEV_ERROR);
 	assert_contains(f->summary, "(CUDA_VISIBLE_DEVICES is set)");
 	assert_contains(f->fix, "CUDA_VISIBLE_DEVICES is set to \"7\"");
 	ck_assert(fx_evidence_has(f, "value", "7"));
@@ -322,7 +365,7 @@ START_TEST(test_no_device_not_with_devices)
 		    "{'ev':'call','t_us':4,'tid':4242,'fn':'cudaGetDeviceCount','status':0,"
 		    "'status_name':'cudaSuccess','value':1}",
 		    FX_END, NULL);
-	must_not_find(&d, "no-device");
+	must_not_find(&d, GT_F_NO_DEVICE);
 	fx_free(&d);
 }
 END_TEST
@@ -338,7 +381,7 @@ START_TEST(test_cpu_only_build)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_python.so"), OPEN(TORCH "libtorch_cpu.so"),
 		    OPEN(TORCH "libc10.so"), FX_END, NULL);
-	f = must_find(&d, "cpu-only-build", GT_SEV_WARNING);
+	f = must_find(&d, GT_F_CPU_ONLY_BUILD, GT_SEV_WARNING);
 	/* the core library names the framework, whatever came first */
 	ck_assert(fx_evidence_has(f, "path", TORCH "libtorch_cpu.so"));
 	fx_free(&d);
@@ -351,20 +394,20 @@ START_TEST(test_cpu_only_build_not_with_cuda_runtime)
 
 	/* a runtime loaded */
 	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_cpu.so"), OPEN(CUDART), FX_END, NULL);
-	must_not_find(&d, "cpu-only-build");
+	must_not_find(&d, GT_F_CPU_ONLY_BUILD);
 	fx_free(&d);
 
 	/* a runtime looked for, even in vain: another rule's business */
 	fx_diagnose(&d, FX_HEADER, OPEN(TORCH "libtorch_cpu.so"), SEARCH(1, "libcudart.so.13", TORCH "libtorch_cuda.so"),
 		    NOT_FOUND(1, "libcudart.so.13", TRY("/usr/lib/libcudart.so.13", "default")), FX_END, NULL);
-	must_not_find(&d, "cpu-only-build");
+	must_not_find(&d, GT_F_CPU_ONLY_BUILD);
 	fx_free(&d);
 
 	/* a program with the runtime linked in */
 	fx_diagnose(&d, FX_HEADER,
 		    "{'ev':'open','t_us':1,'path':'" PROG "','ns':0,'main':true,'cudart_static':true}",
 		    OPEN(TORCH "libtorch_cpu.so"), FX_END, NULL);
-	must_not_find(&d, "cpu-only-build");
+	must_not_find(&d, GT_F_CPU_ONLY_BUILD);
 	fx_free(&d);
 }
 END_TEST
@@ -375,7 +418,7 @@ START_TEST(test_cpu_only_build_not_without_framework)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/lib/x86_64-linux-gnu/libm.so.6"), OPEN("/nonexistent/libtorchvision.so"),
 		    FX_END, NULL);
-	must_not_find(&d, "cpu-only-build");
+	must_not_find(&d, GT_F_CPU_ONLY_BUILD);
 	fx_free(&d);
 }
 END_TEST
@@ -398,7 +441,7 @@ START_TEST(test_searched_places_fold_hwcaps)
 			      TRY("/y/lib/glibc-hwcaps/x86-64-v2/libcudnn.so.9", "default") ","
 			      TRY("/y/lib/libcudnn.so.9", "default")),
 		    FX_END, FX_FAILED, NULL);
-	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 2 places)");
 	assert_contains(json_string_value(json_object_get(json_array_get(f->evidence, 0), "what")),
 			"the loader tried 7 paths in 2 places");
@@ -418,7 +461,7 @@ START_TEST(test_library_not_found_with_copy)
 		    SEARCH(3, "libcudnn.so.9", PROG),
 		    NOT_FOUND(3, "libcudnn.so.9", TRY("/nonexistent/cuda-13.0/lib64/libcudnn.so.9", "runpath")),
 		    FX_END, FX_FAILED, NULL);
-	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "libcudnn.so.9: cannot open shared object file (searched 1 place)");
 	snprintf(want, sizeof(want), "A copy exists at %s", fx_path("cuda/lib64/libcudnn.so.9"));
 	assert_contains(f->fix, want);
@@ -439,7 +482,7 @@ START_TEST(test_library_not_found_without_copy)
 	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':'$TMP/cuda'"), SEARCH(1, "libcufft.so.77", PROG),
 		    NOT_FOUND(1, "libcufft.so.77", TRY("$TMP/cuda/lib64/libcufft.so.77", "ld_library_path")),
 		    FX_END, FX_FAILED, NULL);
-	f = must_find(&d, "library-not-found", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
 	assert_contains(f->fix, "Install the library that provides libcufft.so.77");
 	ck_assert_uint_eq(json_array_size(f->evidence), 1);  /* no "copy elsewhere" item */
 	fx_free(&d);
@@ -454,8 +497,8 @@ START_TEST(test_library_not_found_once_per_name)
 	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcufft.so.77", PROG), NOT_FOUND(1, "libcufft.so.77", ""),
 		    SEARCH(2, "libcufft.so.77", PROG), NOT_FOUND(2, "libcufft.so.77", ""),
 		    SEARCH(3, "libcurand.so.77", PROG), NOT_FOUND(3, "libcurand.so.77", ""), FX_END, FX_FAILED, NULL);
-	must_find(&d, "library-not-found", GT_SEV_ERROR);
-	ck_assert_uint_eq(fx_count(&d, "library-not-found"), 2);
+	must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert_uint_eq(fx_count(&d, GT_F_LIBRARY_NOT_FOUND), 2);
 	fx_free(&d);
 }
 END_TEST
@@ -470,7 +513,7 @@ START_TEST(test_library_not_found_not_when_a_version_loaded)
 		    SEARCH(2, "libcudnn_graph.so.9", CUDNN),
 		    OPEN_BY("/nonexistent/cudnn/lib/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "runpath"),
 		    FX_END, NULL);
-	must_not_find(&d, "library-not-found");
+	must_not_find(&d, GT_F_LIBRARY_NOT_FOUND);
 	fx_free(&d);
 }
 END_TEST
@@ -484,8 +527,8 @@ START_TEST(test_library_not_found_not_for_driver_ours_or_others)
 		    SEARCH(2, "libfoo.so.1", PROG), NOT_FOUND(2, "libfoo.so.1", ""),       /* not CUDA */
 		    QUERIES_BEGIN, SEARCH(3, "libcufft.so.77", CUDNN), QUERIES_END,        /* gputrace's own */
 		    NOT_FOUND(3, "libcufft.so.77", ""), FX_END, NULL);
-	must_not_find(&d, "library-not-found");
-	must_find(&d, "driver-missing", GT_SEV_ERROR);
+	must_not_find(&d, GT_F_LIBRARY_NOT_FOUND);
+	must_find(&d, GT_F_DRIVER_MISSING, GT_SEV_ERROR);
 	fx_free(&d);
 }
 END_TEST
@@ -499,7 +542,7 @@ START_TEST(test_mixed_versions_cudnn_files)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
 		    OPEN("/nonexistent/b/libcudnn_graph.so.9.1.0"), FX_END, NULL);
-	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_MIXED_VERSIONS, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "cudnn parts of different versions in one process");
 	ck_assert(fx_evidence_has(f, "version", "9.19.0"));
 	ck_assert(fx_evidence_has(f, "version", "9.1.0"));
@@ -517,7 +560,7 @@ START_TEST(test_mixed_versions_cudnn_answer)
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
 		    OPEN("/nonexistent/system/libcudnn_graph.so.9"),
 		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91000), FX_END, NULL);
-	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_MIXED_VERSIONS, GT_SEV_ERROR);
 	ck_assert(fx_evidence_has(f, "api_version", "9.10.0"));
 	fx_free(&d);
 
@@ -525,7 +568,7 @@ START_TEST(test_mixed_versions_cudnn_answer)
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9.19.0"),
 		    OPEN("/nonexistent/a/libcudnn_graph.so.9.19.0"),
 		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91000), FX_END, NULL);
-	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_MIXED_VERSIONS, GT_SEV_ERROR);
 	ck_assert(fx_evidence_has(f, "api_version", "9.10.0"));
 	fx_free(&d);
 }
@@ -538,7 +581,7 @@ START_TEST(test_mixed_versions_cublas)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/libcublas.so.13.1.0"),
 		    OPEN("/nonexistent/old/libcublasLt.so.13.0.2"), FX_END, NULL);
-	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_MIXED_VERSIONS, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "cublas parts of different versions in one process");
 	fx_free(&d);
 }
@@ -554,13 +597,13 @@ START_TEST(test_mixed_versions_not_for_one_release)
 		    OPEN("/nonexistent/a/libcudnn_ops.so.9.19.0"),
 		    VERSION("/nonexistent/a/libcudnn.so.9.19.0", "cudnnGetVersion", 91900),
 		    OPEN("/nonexistent/libcublas.so.13.1.0"), OPEN("/nonexistent/libcublasLt.so.13.1.0"), FX_END, NULL);
-	must_not_find(&d, "mixed-versions");
+	must_not_find(&d, GT_F_MIXED_VERSIONS);
 	fx_free(&d);
 
 	/* a bare major says nothing either way */
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/a/libcudnn.so.9"),
 		    OPEN("/nonexistent/b/libcudnn_graph.so.9.19.0"), FX_END, NULL);
-	must_not_find(&d, "mixed-versions");
+	must_not_find(&d, GT_F_MIXED_VERSIONS);
 	fx_free(&d);
 }
 END_TEST
@@ -576,13 +619,13 @@ START_TEST(test_duplicate_library)
 	fx_touch("a/libcudart.so.13");
 	fx_touch("b/libcudart.so.13");
 	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/a/libcudart.so.13"), OPEN("$TMP/b/libcudart.so.13"), FX_END, NULL);
-	f = must_find(&d, "duplicate-library", GT_SEV_WARNING);
+	f = must_find(&d, GT_F_DUPLICATE_LIBRARY, GT_SEV_WARNING);
 	snprintf(want, sizeof(want), "two copies of cudart are loaded: %s and %s", fx_path("a/libcudart.so.13"),
 		 fx_path("b/libcudart.so.13"));
 	ck_assert_str_eq(f->summary, want);
 	ck_assert_uint_eq(json_array_size(f->evidence), 2);
-	ck_assert_uint_eq(fx_count(&d, "duplicate-library"), 1);
-	must_not_find(&d, "cuda-major-mismatch");  /* both are 13 */
+	ck_assert_uint_eq(fx_count(&d, GT_F_DUPLICATE_LIBRARY), 1);
+	must_not_find(&d, GT_F_CUDA_MAJOR_MISMATCH);  /* both are 13 */
 	fx_free(&d);
 }
 END_TEST
@@ -596,7 +639,7 @@ START_TEST(test_duplicate_library_not_for_one_file)
 	fx_symlink("../a/libcudart.so.13", "c/libcudart.so.13");
 	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/a/libcudart.so.13"), OPEN("$TMP/c/libcudart.so.13"), FX_END, NULL);
 	ck_assert_uint_eq(d.model.nlibs, 2);
-	must_not_find(&d, "duplicate-library");
+	must_not_find(&d, GT_F_DUPLICATE_LIBRARY);
 	fx_free(&d);
 }
 END_TEST
@@ -623,12 +666,12 @@ START_TEST(test_duplicate_library_two_local_copies)
 	const struct gt_finding *f;
 
 	fx_diagnose(&d, FX_HEADER, TWO_COPIES, FX_END, NULL);
-	f = must_find(&d, "duplicate-library", GT_SEV_WARNING);
-	ck_assert_uint_eq(fx_count(&d, "duplicate-library"), 1);
+	f = must_find(&d, GT_F_DUPLICATE_LIBRARY, GT_SEV_WARNING);
+	ck_assert_uint_eq(fx_count(&d, GT_F_DUPLICATE_LIBRARY), 1);
 	ck_assert_uint_eq(json_array_size(f->evidence), 2);
 	ck_assert(fx_evidence_has(f, "scope", "local"));
 	ck_assert(!fx_evidence_has(f, "scope", "global"));
-	must_not_find(&d, "mixed-versions");
+	must_not_find(&d, GT_F_MIXED_VERSIONS);
 	fx_free(&d);
 }
 END_TEST
@@ -642,7 +685,7 @@ START_TEST(test_duplicate_library_global_copy_is_an_error)
 	fx_diagnose(&d, FX_HEADER, TWO_COPIES,
 		    "{'ev':'global','t_us':9,'fn':'cudnnGetVersion','lib':'" SYS "/libcudnn.so.9.14.0'}",
 		    FX_END, NULL);
-	f = must_find(&d, "duplicate-library", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_DUPLICATE_LIBRARY, GT_SEV_ERROR);
 	ck_assert(fx_evidence_has(f, "scope", "global"));
 	assert_contains(f->fix, "global scope");
 	fx_free(&d);
@@ -652,7 +695,7 @@ START_TEST(test_duplicate_library_global_copy_is_an_error)
 		    "{'ev':'open','t_us':1,'path':'/nonexistent/b/libcudart.so.13','ns':1}",
 		    "{'ev':'global','t_us':9,'fn':'cudaRuntimeGetVersion','lib':'/nonexistent/a/libcudart.so.13'}",
 		    FX_END, NULL);
-	must_find(&d, "duplicate-library", GT_SEV_WARNING);
+	must_find(&d, GT_F_DUPLICATE_LIBRARY, GT_SEV_WARNING);
 	fx_free(&d);
 }
 END_TEST
@@ -666,8 +709,8 @@ START_TEST(test_mixed_versions_within_one_copy_only)
 	fx_diagnose(&d, FX_HEADER, TWO_COPIES, SEARCH(5, "libcudnn_ops.so.9", WHEEL "/libcudnn.so.9"),
 		    OPEN_BY("/nonexistent/old/libcudnn_ops.so.9.1.0", 5, "libcudnn_ops.so.9", "ld_library_path"),
 		    FX_END, NULL);
-	f = must_find(&d, "mixed-versions", GT_SEV_ERROR);
-	ck_assert_uint_eq(fx_count(&d, "mixed-versions"), 1);
+	f = must_find(&d, GT_F_MIXED_VERSIONS, GT_SEV_ERROR);
+	ck_assert_uint_eq(fx_count(&d, GT_F_MIXED_VERSIONS), 1);
 	assert_contains(f->summary, "in one copy (copy 1 of 2)");
 	assert_contains(f->fix, "remove /nonexistent/old from LD_LIBRARY_PATH");
 	ck_assert(!fx_evidence_has(f, "path", SYS "/libcudnn.so.9.14.0"));
@@ -702,14 +745,14 @@ START_TEST(test_shadowed_library)
 		    SEARCH(2, "libcudnn_graph.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
 		    OPEN_BY("$TMP/old/libcudnn_graph.so.9", 2, "libcudnn_graph.so.9", "ld_library_path"),
 		    FX_END, NULL);
-	f = must_find(&d, "shadowed-library", GT_SEV_WARNING);
+	f = must_find(&d, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING);
 	/* "<folder> [<rule>] shadows ...": the rule's name is not asserted on here */
 	snprintf(want, sizeof(want), "%s [", fx_path("old"));
 	ck_assert_msg(strncmp(f->summary, want, strlen(want)) == 0, "%s", f->summary);
 	snprintf(want, sizeof(want), "] shadows the copies next to %s", fx_path("pkg/lib/libtorch_cuda.so"));
 	assert_contains(f->summary, want);
 	/* one finding for the folder, with both libraries it took */
-	ck_assert_uint_eq(fx_count(&d, "shadowed-library"), 1);
+	ck_assert_uint_eq(fx_count(&d, GT_F_SHADOWED_LIBRARY), 1);
 	ck_assert_uint_eq(json_array_size(f->evidence), 2);
 	ck_assert(fx_evidence_has(f, "shadowed", fx_path("pkg/lib/libcudnn.so.9")));
 	ck_assert(fx_evidence_has(f, "shadowed", fx_path("pkg/lib/libcudnn_graph.so.9")));
@@ -726,7 +769,7 @@ START_TEST(test_shadowed_library_not_when_bundled_taken)
 	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
 		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
 		    OPEN_BY("$TMP/pkg/lib/libcudnn.so.9", 1, "libcudnn.so.9", "runpath"), FX_END, NULL);
-	must_not_find(&d, "shadowed-library");
+	must_not_find(&d, GT_F_SHADOWED_LIBRARY);
 	fx_free(&d);
 }
 END_TEST
@@ -741,7 +784,7 @@ START_TEST(test_shadowed_library_not_without_bundled_copy)
 	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
 		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
 		    OPEN_BY("$TMP/old/libcudnn.so.9", 1, "libcudnn.so.9", "ld_library_path"), FX_END, NULL);
-	must_not_find(&d, "shadowed-library");
+	must_not_find(&d, GT_F_SHADOWED_LIBRARY);
 	fx_free(&d);
 }
 END_TEST
@@ -782,11 +825,11 @@ START_TEST(test_shadowed_library_other_release_in_failed_run_is_the_cause)
 
 	shadow_versions_setup("9.14.0");
 	fx_diagnose(&d, SHADOWED_RUN(1002, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"), NULL);
-	f = must_find(&d, "shadowed-library", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_SHADOWED_LIBRARY, GT_SEV_ERROR);
 	assert_contains(f->summary, "with another release (cudnn 9.14.0 instead of 9.19.0)");
 	ck_assert(fx_evidence_has(f, "shadowed_version", "9.19.0"));
-	init = must_find(&d, "init-failed", GT_SEV_ERROR);
-	ck_assert(fx_caused_by(init, "shadowed-library"));
+	init = must_find(&d, GT_F_INIT_FAILED, GT_SEV_ERROR);
+	ck_assert(fx_caused_by(init, GT_F_SHADOWED_LIBRARY));
 	fx_free(&d);
 }
 END_TEST
@@ -798,7 +841,7 @@ START_TEST(test_shadowed_library_other_release_in_good_run_warns)
 
 	shadow_versions_setup("9.14.0");
 	fx_diagnose(&d, SHADOWED_RUN(0, "CUDNN_STATUS_SUCCESS"), NULL);
-	must_find(&d, "shadowed-library", GT_SEV_WARNING);
+	must_find(&d, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING);
 	fx_free(&d);
 }
 END_TEST
@@ -811,9 +854,9 @@ START_TEST(test_shadowed_library_same_release_is_not_the_cause)
 
 	shadow_versions_setup("9.19.0");
 	fx_diagnose(&d, SHADOWED_RUN(1001, "CUDNN_STATUS_NOT_INITIALIZED"), NULL);
-	must_find(&d, "shadowed-library", GT_SEV_WARNING);
-	init = must_find(&d, "init-failed", GT_SEV_ERROR);
-	ck_assert(!fx_caused_by(init, "shadowed-library"));
+	must_find(&d, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING);
+	init = must_find(&d, GT_F_INIT_FAILED, GT_SEV_ERROR);
+	ck_assert(!fx_caused_by(init, GT_F_SHADOWED_LIBRARY));
 	fx_free(&d);
 }
 END_TEST
@@ -870,7 +913,7 @@ START_TEST(test_framework_mismatch_torch_pin)
 
 	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
 	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
-	f = must_find(&d, "framework-mismatch", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_FRAMEWORK_MISMATCH, GT_SEV_ERROR);
 	assert_contains(f->summary, "torch 2.11.0 needs cudnn ==9.19.0.56");
 	assert_contains(f->summary, "cudnn_graph 9.14.0 is loaded from ");
 	ck_assert(fx_evidence_has(f, "declared_by", fx_path("sp/site-packages/torch-2.11.0.dist-info/METADATA")));
@@ -889,7 +932,7 @@ START_TEST(test_framework_mismatch_not_when_satisfied)
 
 	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
 	fx_diagnose(&d, TORCH_RUN(WHEEL_GRAPH, "runpath"), NULL);
-	must_not_find(&d, "framework-mismatch");
+	must_not_find(&d, GT_F_FRAMEWORK_MISMATCH);
 	ck_assert_msg(d.findings.n == 0, "findings: %s", ids(&d));
 	fx_free(&d);
 }
@@ -902,11 +945,11 @@ START_TEST(test_framework_mismatch_ranges)
 
 	torch_layout("nvidia-cudnn-cu13<10,>=9.10");
 	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
-	must_not_find(&d, "framework-mismatch");
+	must_not_find(&d, GT_F_FRAMEWORK_MISMATCH);
 	fx_free(&d);
 	torch_layout("nvidia-cudnn-cu13~=9.19");
 	fx_diagnose(&d, TORCH_RUN(SYSTEM_GRAPH, "ld_library_path"), NULL);
-	must_find(&d, "framework-mismatch", GT_SEV_ERROR);
+	must_find(&d, GT_F_FRAMEWORK_MISMATCH, GT_SEV_ERROR);
 	fx_free(&d);
 }
 END_TEST
@@ -919,7 +962,7 @@ START_TEST(test_framework_mismatch_not_for_a_copy_it_does_not_use)
 	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
 	fx_diagnose(&d, FX_HEADER, OPEN(TORCH_CUDA), SEARCH(1, "libcudnn_graph.so.9", PROG),
 		    OPEN_BY(SYSTEM_GRAPH, 1, "libcudnn_graph.so.9", "ld_library_path"), FX_END, NULL);
-	must_not_find(&d, "framework-mismatch");
+	must_not_find(&d, GT_F_FRAMEWORK_MISMATCH);
 	fx_free(&d);
 }
 END_TEST
@@ -933,7 +976,7 @@ START_TEST(test_framework_mismatch_not_when_unknown)
 	torch_layout("nvidia-cudnn-cu13==9.19.0.56");
 	fx_touch("other/libcudnn_graph.so.9");
 	fx_diagnose(&d, TORCH_RUN("$TMP/other/libcudnn_graph.so.9", "ld_library_path"), NULL);
-	must_not_find(&d, "framework-mismatch");
+	must_not_find(&d, GT_F_FRAMEWORK_MISMATCH);
 	fx_free(&d);
 }
 END_TEST
@@ -958,7 +1001,7 @@ START_TEST(test_mixed_versions_not_for_a_bundling_framework)
 		    OPEN_BY(SP "/torch/lib/libcudnn_ops_infer.so.8", 2, "libcudnn_ops_infer.so.8", "runpath"),
 		    QUERIES_BEGIN, VERSION(SP "/torch/lib/libcudnn.so.8", "cudnnGetVersion", 8700), QUERIES_END,
 		    FX_END, NULL);
-	must_not_find(&d, "mixed-versions");
+	must_not_find(&d, GT_F_MIXED_VERSIONS);
 	ck_assert_msg(d.findings.n == 0, "findings: %s", ids(&d));
 	front = gt_model_find(&d.model, "cudnn");
 	ops = gt_model_find(&d.model, "cudnn_ops_infer");
@@ -980,10 +1023,10 @@ START_TEST(test_cuda_major_mismatch_two_runtimes)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/cuda-12.4/lib64/libcudart.so.12.4.127"), OPEN(CUDART),
 		    FX_END, NULL);
-	f = must_find(&d, "cuda-major-mismatch", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_CUDA_MAJOR_MISMATCH, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "CUDA runtimes 12.4.127 and 13.0.96 are both loaded");
 	ck_assert(fx_evidence_has(f, "path", CUDART));
-	ck_assert_uint_eq(fx_count(&d, "cuda-major-mismatch"), 1);
+	ck_assert_uint_eq(fx_count(&d, GT_F_CUDA_MAJOR_MISMATCH), 1);
 	fx_free(&d);
 }
 END_TEST
@@ -996,10 +1039,10 @@ START_TEST(test_cuda_major_mismatch_built_for_other)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(CUDNN), VERSION(CUDNN, "cudnnGetCudartVersion", 12080),
 		    FX_END, NULL);
-	f = must_find(&d, "cuda-major-mismatch", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_CUDA_MAJOR_MISMATCH, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "a library was built for CUDA 12.8, the runtime loaded is 13.0.96");
 	ck_assert(fx_evidence_has(f, "version", "12.8"));
-	ck_assert_uint_eq(fx_count(&d, "cuda-major-mismatch"), 1);
+	ck_assert_uint_eq(fx_count(&d, GT_F_CUDA_MAJOR_MISMATCH), 1);
 	fx_free(&d);
 }
 END_TEST
@@ -1011,11 +1054,11 @@ START_TEST(test_cuda_major_mismatch_not_for_one_major)
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), OPEN(CUDNN), OPEN("/nonexistent/libcublas.so.13"),
 		    VERSION(CUDNN, "cudnnGetCudartVersion", 13000),
 		    VERSION("/nonexistent/libcublas.so.13", "cublasGetCudartVersion", 13010), FX_END, NULL);
-	must_not_find(&d, "cuda-major-mismatch");
+	must_not_find(&d, GT_F_CUDA_MAJOR_MISMATCH);
 	fx_free(&d);
 	/* A runtime of unknown version beside a 13.0 one is no second major. */
 	fx_diagnose(&d, FX_HEADER, OPEN("/nonexistent/x/libcudart.so"), OPEN(CUDART), FX_END, NULL);
-	must_not_find(&d, "cuda-major-mismatch");
+	must_not_find(&d, GT_F_CUDA_MAJOR_MISMATCH);
 	fx_free(&d);
 }
 END_TEST
@@ -1032,7 +1075,7 @@ START_TEST(test_out_of_memory)
 		    "'status_name':'cudaErrorMemoryAllocation','nth':1}",
 		    "{'ev':'allocs','t_us':9,'held_bytes':4096,'peak_bytes':8589934592,'failed':1,'partial':false}",
 		    FX_END, NULL);
-	f = must_find(&d, "out-of-memory", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_OUT_OF_MEMORY, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "cudaMalloc of 1073741824 bytes failed: out of device memory "
 				     "(this process held 8589934592 bytes at its peak)");
 	ck_assert(fx_evidence_has(f, "status_name", "cudaErrorMemoryAllocation"));
@@ -1049,7 +1092,7 @@ START_TEST(test_out_of_memory_not_for_other_status)
 		    "{'ev':'alloc_fail','t_us':5,'tid':4242,'fn':'cudaMalloc','size':1048576,'status':35,"
 		    "'status_name':'cudaErrorInsufficientDriver','nth':1}",
 		    FX_END, NULL);
-	must_not_find(&d, "out-of-memory");
+	must_not_find(&d, GT_F_OUT_OF_MEMORY);
 	fx_free(&d);
 }
 END_TEST
@@ -1070,17 +1113,17 @@ START_TEST(test_fork_after_init)
 	fx_diagnose(&d, FORK_HEADER,
 		    "{'ev':'alloc_fail','t_us':3,'tid':4243,'fn':'cudaMalloc','size':64,'status':3,"
 		    "'status_name':'cudaErrorInitializationError','nth':1}", NULL);
-	f = must_find(&d, "fork-after-init", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_FORK_AFTER_INIT, GT_SEV_ERROR);
 	ck_assert(fx_evidence_has(f, "parent_call", "cuInit"));
 	fx_free(&d);
 
 	fx_diagnose(&d, FORK_HEADER, CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"), NULL);
-	must_find(&d, "fork-after-init", GT_SEV_WARNING);
+	must_find(&d, GT_F_FORK_AFTER_INIT, GT_SEV_WARNING);
 	fx_free(&d);
 
 	/* a child that never calls CUDA (a DataLoader worker) is fine */
 	fx_diagnose(&d, FORK_HEADER, OPEN(CUDART), NULL);
-	must_not_find(&d, "fork-after-init");
+	must_not_find(&d, GT_F_FORK_AFTER_INIT);
 	fx_free(&d);
 }
 END_TEST
@@ -1099,7 +1142,7 @@ START_TEST(test_crashed_not_when_stopped)
 
 		snprintf(reaped, sizeof(reaped), "{'ev':'reaped','pid':4242,'signal':%d}", sigs[i]);
 		fx_diagnose(&d, FX_HEADER, OPEN(CUDART), reaped, NULL);
-		must_not_find(&d, "crashed");
+		must_not_find(&d, GT_F_CRASHED);
 		ck_assert(d.model.stopped);
 		ck_assert(gt_model_failed(&d.model));
 		fx_free(&d);
@@ -1115,7 +1158,7 @@ START_TEST(test_crashed_never_names_gputrace)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/usr/lib/gputrace/libgputrace.so"), OPEN("/lib/x86_64-linux-gnu/libm.so.6"),
 		    "{'ev':'reaped','pid':4242,'signal':11}", NULL);
-	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_CRASHED, GT_SEV_ERROR);
 	ck_assert(!fx_evidence_has(f, "path", "/usr/lib/gputrace/libgputrace.so"));
 	ck_assert(fx_evidence_has(f, "path", "/lib/x86_64-linux-gnu/libm.so.6"));
 	fx_free(&d);
@@ -1130,7 +1173,7 @@ START_TEST(test_crashed_by_signal)
 
 	fx_diagnose(&d, FX_HEADER, OPEN("/lib/x86_64-linux-gnu/libm.so.6"), OPEN(CUDART), OPEN(CUDNN),
 		    "{'ev':'note','t_us':8,'tid':4242,'what':'fatal_signal','signal':11}", NULL);
-	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_CRASHED, GT_SEV_ERROR);
 	assert_contains(f->summary, "the process was killed by signal 11 (");
 	e = json_array_get(f->evidence, 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(e, "signal")), 11);
@@ -1142,7 +1185,7 @@ START_TEST(test_crashed_by_signal)
 
 	/* the launcher saw the signal */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'signal':9}", NULL);
-	f = must_find(&d, "crashed", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_CRASHED, GT_SEV_ERROR);
 	assert_contains(f->summary, "signal 9");
 	fx_free(&d);
 }
@@ -1156,9 +1199,9 @@ START_TEST(test_crashed_no_end)
 	/* No end line, nobody saw a signal: not known, said as info, never a
 	 * crash (dash, SIGPIPE, an exec that dropped the tracer end so). */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), NULL);
-	f = must_find(&d, "end-unknown", GT_SEV_INFO);
+	f = must_find(&d, GT_F_END_UNKNOWN, GT_SEV_INFO);
 	ck_assert_ptr_nonnull(strstr(f->summary, "left no end line"));
-	must_not_find(&d, "crashed");
+	must_not_find(&d, GT_F_CRASHED);
 	fx_free(&d);
 }
 END_TEST
@@ -1179,8 +1222,8 @@ START_TEST(test_crashed_fork_child_after_exec)
 		    OPEN(CUDART), NULL);
 	ck_assert(d.proc.forked);
 	ck_assert_int_eq(d.proc.images, 2);
-	must_find(&d, "end-unknown", GT_SEV_INFO);
-	must_not_find(&d, "crashed");
+	must_find(&d, GT_F_END_UNKNOWN, GT_SEV_INFO);
+	must_not_find(&d, GT_F_CRASHED);
 	fx_free(&d);
 }
 END_TEST
@@ -1190,28 +1233,28 @@ START_TEST(test_crashed_not_after_exit)
 	struct fx_diag d;
 
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), FX_END, NULL);
-	must_not_find(&d, "crashed");
+	must_not_find(&d, GT_F_CRASHED);
 	fx_free(&d);
 
 	/* SIGPIPE: the reader went away (`yes | head -n 1`), a normal end */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'signal':13}", NULL);
-	must_not_find(&d, "crashed");
-	must_not_find(&d, "end-unknown");
+	must_not_find(&d, GT_F_CRASHED);
+	must_not_find(&d, GT_F_END_UNKNOWN);
 	ck_assert(!gt_model_failed(&d.model));
 	fx_free(&d);
 
 	/* _exit(3) seen by the preload half's hook: an exit with its status */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART),
 		    "{'ev':'end','t_us':1700000000900000,'pid':4242,'via':'_exit','exit_status':3}", NULL);
-	must_not_find(&d, "crashed");
-	must_not_find(&d, "end-unknown");
+	must_not_find(&d, GT_F_CRASHED);
+	must_not_find(&d, GT_F_END_UNKNOWN);
 	ck_assert_str_eq(d.model.ended_how, "exit");
 	ck_assert_int_eq(d.model.ended_status, 3);
 	fx_free(&d);
 
 	/* _exit(7): no end line, but the launcher saw an exit */
 	fx_diagnose(&d, FX_HEADER, OPEN(CUDART), "{'ev':'reaped','pid':4242,'exit_status':7}", NULL);
-	must_not_find(&d, "crashed");
+	must_not_find(&d, GT_F_CRASHED);
 	fx_free(&d);
 }
 END_TEST
@@ -1227,7 +1270,7 @@ START_TEST(test_crashed_not_for_fork_child)
 		    "'argv':['python3'],'fork':true,'env':{}}",
 		    OPEN(CUDART), NULL);
 	ck_assert(d.proc.forked);
-	must_not_find(&d, "crashed");
+	must_not_find(&d, GT_F_CRASHED);
 	fx_free(&d);
 }
 END_TEST
@@ -1245,10 +1288,10 @@ START_TEST(test_init_failed_with_cause)
 		    "'status_name':'CUDNN_STATUS_NOT_INITIALIZED',"
 		    "'reason':'cudaGetDeviceCount(&count) != cudaSuccess','lib':'" CUDNN "'}",
 		    FX_END, NULL);
-	f = must_find(&d, "init-failed", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_INIT_FAILED, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "cudnnCreate returned 1001 CUDNN_STATUS_NOT_INITIALIZED "
 				     "(\"cudaGetDeviceCount(&count) != cudaSuccess\")");
-	ck_assert(fx_caused_by(f, "driver-missing"));
+	ck_assert(fx_caused_by(f, GT_F_DRIVER_MISSING));
 	ck_assert_int_eq(f->ncaused, 1);
 	ck_assert(fx_evidence_has(f, "path", CUDNN));
 	assert_contains(f->fix, "caused by");
@@ -1267,11 +1310,11 @@ START_TEST(test_init_failed_without_cause)
 		    "{'ev':'call','t_us':4,'tid':4242,'fn':'cudnnCreate','status':4000,"
 		    "'status_name':'CUDNN_STATUS_INTERNAL_ERROR','reason':'CUDNN_STATUS_INTERNAL_ERROR'}",
 		    CALL("cuInit", 999, "CUDA_ERROR_UNKNOWN"), FX_END, NULL);
-	f = must_find(&d, "init-failed", GT_SEV_ERROR);
+	f = must_find(&d, GT_F_INIT_FAILED, GT_SEV_ERROR);
 	ck_assert_str_eq(f->summary, "cudnnCreate returned 4000 CUDNN_STATUS_INTERNAL_ERROR");
 	ck_assert_int_eq(f->ncaused, 0);
 	assert_contains(f->fix, "No cause was found in the trace");
-	ck_assert_uint_eq(fx_count(&d, "init-failed"), 2);
+	ck_assert_uint_eq(fx_count(&d, GT_F_INIT_FAILED), 2);
 	fx_free(&d);
 }
 END_TEST
@@ -1282,7 +1325,7 @@ START_TEST(test_init_failed_not_on_success)
 
 	fx_diagnose(&d, FX_HEADER, OPEN(DRIVER), OPEN(CUDNN), CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"),
 		    CALL("cuInit", 0, "CUDA_SUCCESS"), CALL("cublasCreate_v2", 0, "CUBLAS_STATUS_SUCCESS"), FX_END, NULL);
-	must_not_find(&d, "init-failed");
+	must_not_find(&d, GT_F_INIT_FAILED);
 	fx_free(&d);
 }
 END_TEST
@@ -1294,6 +1337,7 @@ Suite *rules_suite(void)
 		const char *name;
 		const TTest *tests[8];
 	} cases[] = {
+		{ "finding_table", { test_finding_table } },
 		{ "healthy", { test_healthy_process_has_no_finding } },
 		{ "driver_missing", { test_driver_missing_from_search, test_driver_missing_from_status_35,
 				      test_driver_missing_not_when_loaded, test_driver_missing_not_for_our_search } },

@@ -206,7 +206,7 @@ START_TEST(test_rule_missing_symbol_on_undone_load)
 
 	build_layout();
 	diagnose_load(&d, true);
-	f = fx_finding(&d, "missing-symbol");
+	f = fx_finding(&d, GT_F_MISSING_SYMBOL);
 	ck_assert_msg(f, "no missing-symbol");
 	ck_assert(f->severity == GT_SEV_ERROR);
 	ck_assert(strstr(f->summary, "__nvJitLinkComplete_12_4, version libnvJitLink.so.12"));
@@ -224,7 +224,7 @@ START_TEST(test_rule_not_for_healthy_dlclose)
 
 	build_layout();
 	diagnose_load(&d, false);
-	ck_assert_ptr_null(fx_finding(&d, "missing-symbol"));
+	ck_assert_ptr_null(fx_finding(&d, GT_F_MISSING_SYMBOL));
 	ck_assert_uint_eq(d.model.nfailed, 0);
 	fx_free(&d);
 }

@@ -220,6 +220,17 @@ void fx_diagnose(struct fx_diag *d, ...)
 	va_end(ap);
 	build(d, lines);
 	gt_run_rules(&d->model, &d->findings);
+	fx_check_severities(&d->findings);
+}
+
+void fx_check_severities(const struct gt_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		ck_assert_msg(gt_finding_severity_allowed(fs->v[i].id, fs->v[i].severity),
+			      "%s at %s: the finding table (include/gputrace/findings.h) does not allow it",
+			      gt_finding_name(fs->v[i].id), gt_severity_name(fs->v[i].severity));
 }
 
 void fx_free(struct fx_diag *d)
@@ -229,17 +240,17 @@ void fx_free(struct fx_diag *d)
 	gt_process_free(&d->proc);
 }
 
-const struct gt_finding *fx_finding(const struct fx_diag *d, const char *id)
+const struct gt_finding *fx_finding(const struct fx_diag *d, enum gt_finding_id id)
 {
 	return gt_findings_find(&d->findings, id, &d->model);
 }
 
-size_t fx_count(const struct fx_diag *d, const char *id)
+size_t fx_count(const struct fx_diag *d, enum gt_finding_id id)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < d->findings.n; i++)
-		n += strcmp(d->findings.v[i].id, id) == 0;
+		n += d->findings.v[i].id == id;
 	return n;
 }
 
@@ -257,12 +268,12 @@ bool fx_evidence_has(const struct gt_finding *f, const char *key, const char *va
 	return false;
 }
 
-bool fx_caused_by(const struct gt_finding *f, const char *id)
+bool fx_caused_by(const struct gt_finding *f, enum gt_finding_id id)
 {
 	int i;
 
 	for (i = 0; i < f->ncaused; i++)
-		if (strcmp(f->caused_by[i], id) == 0)
+		if (f->caused_by[i] == id)
 			return true;
 	return false;
 }

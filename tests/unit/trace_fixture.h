@@ -71,16 +71,20 @@ struct fx_diag {
 /* Writes the lines as tmp/t.jsonl, reads it (the test fails if the reader
  * refuses it) and builds the model. */
 void fx_build(struct fx_diag *d, ...) __attribute__((sentinel));
-/* fx_build, then gt_run_rules. */
+/* fx_build, then gt_run_rules; every finding's severity must be one the
+ * finding table allows its id (include/gputrace/findings.h). */
 void fx_diagnose(struct fx_diag *d, ...) __attribute__((sentinel));
 void fx_free(struct fx_diag *d);
 
 /* The finding of this id for the process, or NULL; how many there are. */
-const struct gt_finding *fx_finding(const struct fx_diag *d, const char *id);
-size_t fx_count(const struct fx_diag *d, const char *id);
+const struct gt_finding *fx_finding(const struct fx_diag *d, enum gt_finding_id id);
+size_t fx_count(const struct fx_diag *d, enum gt_finding_id id);
 /* Whether an evidence item of f has key equal to value (a string key). */
 bool fx_evidence_has(const struct gt_finding *f, const char *key, const char *value);
 /* Whether f was found to be caused by the finding `id`. */
-bool fx_caused_by(const struct gt_finding *f, const char *id);
+bool fx_caused_by(const struct gt_finding *f, enum gt_finding_id id);
+/* Fails the test when a finding has a severity its id's table row does not
+ * allow (a rule and the table disagree). */
+void fx_check_severities(const struct gt_findings *fs);
 
 #endif
