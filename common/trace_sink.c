@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,13 +144,33 @@ static uint64_t next_step(const struct gt_sink *s)
 	return whole + step - s->reserved;
 }
 
+/* The traced process's file size limit (`ulimit -f`, RLIMIT_FSIZE): growing
+ * a file past it raises SIGXFSZ in the process, which kills it by default
+ * (`sh -c 'ulimit -f 0; /bin/true'` died traced, exit 153). The file never
+ * grows past it; the trace is cut there (EFBIG) instead. */
+static uint64_t size_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return (uint64_t)rl.rlim_cur;
+}
+
 /* Allocates [s->reserved, s->reserved + n) in the file, n as large as the
- * disk allows down to a page. The new stretch is mapped before it is
- * published, so a writer that sees it can copy into it. */
+ * disk and the file size limit allow, down to a page (or what the limit
+ * leaves). The new stretch is mapped before it is published, so a writer
+ * that sees it can copy into it. */
 static bool reserve_more(struct gt_sink *s, int fd)
 {
-	uint64_t step = next_step(s);
+	uint64_t step = next_step(s), limit = size_limit();
 
+	if (s->reserved >= limit) {
+		errno = EFBIG;
+		return false;
+	}
+	if (step > limit - s->reserved)
+		step = limit - s->reserved;
 	while (fallocate(fd, 0, (off_t)s->reserved, (off_t)step) != 0) {
 		if (errno == EINTR)
 			continue;
@@ -296,6 +317,15 @@ void gt_sink_attach(struct gt_sink *s, int fd, bool existing)
 		int err = errno;
 
 		unmap_windows(s);
+		if (err == EFBIG) {
+			/* The file size limit: writing on with write(2) would
+			 * raise SIGXFSZ in the process; nothing more is written. */
+			close(fd);
+			s->cut_end = s->tail;
+			__atomic_store_n(&s->cut, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&s->mode, GT_SINK_MMAP, __ATOMIC_RELEASE);
+			return;
+		}
 		if (err == ENOSPC) {
 			/* A full disk: the lines that fit are kept, the rest is cut. */
 			if (ftruncate(fd, (off_t)s->tail) == 0)
@@ -339,6 +369,23 @@ static bool grow_locked(struct gt_sink *s, uint64_t end)
 	return ok;
 }
 
+/* The write(2) writer: a line that would take the file past the size limit
+ * is not written (SIGXFSZ), nor is any after it. One lseek a line: this
+ * writer is the fallback of file systems without fallocate or mmap. */
+static void write_fd(struct gt_sink *s, const char *line, size_t len)
+{
+	off_t end;
+
+	if (__atomic_load_n(&s->cut, __ATOMIC_ACQUIRE))
+		return;
+	end = lseek(s->fd, 0, SEEK_END);
+	if (end < 0 || (uint64_t)end + len > size_limit()) {
+		__atomic_store_n(&s->cut, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	gt_write_all(s->fd, line, len);
+}
+
 static void write_mapped(struct gt_sink *s, const char *line, size_t len)
 {
 	uint64_t off, end;
@@ -380,7 +427,7 @@ void gt_sink_write(struct gt_sink *s, const char *line, size_t len)
 		sched_yield();
 	}
 	if (mode == GT_SINK_WRITE && s->fd >= 0)
-		gt_write_all(s->fd, line, len);
+		write_fd(s, line, len);
 	errno = saved;
 }
 
@@ -390,7 +437,7 @@ void gt_sink_write_locked(struct gt_sink *s, const char *line, size_t len)
 	uint64_t off;
 
 	if (mode == GT_SINK_WRITE && s->fd >= 0) {
-		gt_write_all(s->fd, line, len);
+		write_fd(s, line, len);
 		return;
 	}
 	if (mode != GT_SINK_MMAP || s->cut || !len)

@@ -14,6 +14,7 @@
 #include "rules/rules.h"
 #include "host/package.h"
 #include "common/xalloc.h"
+#include "gputrace/trace_format.h"
 
 static struct gt_member *new_member(struct gt_group *g)
 {
@@ -185,31 +186,60 @@ static bool add_file(struct loading *ld, const char *path)
 	return true;
 }
 
-/* A file with no complete line: NUL bytes (the room the writer reserves),
- * blanks, at most a line cut before its end. A process killed right after
- * fork(), or while it wrote its first line, leaves one; anything else the
- * reader cannot take is bad input. Opened as the reader opens: a regular
- * file, without blocking or following a link. */
-static bool holds_no_line(const char *path)
+/* The first complete line of a file (the text after the last NUL or newline
+ * before it, the NUL bytes being room the writer reserved), into first
+ * (cut to cap); false when there is none. Opened as the reader opens: a
+ * regular file, without blocking or following a link. */
+static bool first_line_of(const char *path, char *first, size_t cap)
 {
 	char buf[65536];
 	struct stat st;
 	ssize_t n, i;
+	size_t len = 0;
 	bool text = false, line = false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
-		return false;
+		return true;  /* the reader says why */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		line = true;
 	while (!line && (n = read(fd, buf, sizeof(buf))) > 0)
 		for (i = 0; i < n && !line; i++) {
 			line = buf[i] == '\n' && text;
+			if (line)
+				break;
+			if (buf[i] == 0 || buf[i] == '\n')
+				len = 0;
+			else if (len + 1 < cap)
+				first[len++] = buf[i];
 			/* A NUL ends a cut line: what follows starts afresh. */
 			text = buf[i] == 0 || buf[i] == '\n' ? false : text || buf[i] != ' ';
 		}
 	close(fd);
-	return !line;
+	first[line ? len : 0] = 0;
+	return line;
+}
+
+/* Does a file of a folder hold no process? No complete line (empty, NUL
+ * bytes, a first line cut short: a process killed right after fork(), or
+ * while it wrote its first line), or only the writer's trace_cut note (the
+ * file could not grow even to its header: `ulimit -f`, a full disk).
+ * Anything else the reader cannot take is bad input. */
+static bool holds_no_process(const char *path, const char **why)
+{
+	static const char note[] = "{\"ev\":\"note\"";
+	char first[512];
+
+	if (!first_line_of(path, first, sizeof(first))) {
+		*why = "no line: empty, or NUL bytes only";
+		return true;
+	}
+	if (strncmp(first, note, sizeof(note) - 1) == 0 &&
+	    strstr(first, "\"what\":\"" GT_NOTE_TRACE_CUT "\"")) {
+		*why = "cut before its first line: the file could not grow (a file size limit, a full disk)";
+		return true;
+	}
+	return false;
 }
 
 /* One file of a folder that holds no process (a fork child SIGKILLed before
@@ -228,6 +258,7 @@ static bool add_path(struct loading *ld, const char *path)
 	char *err = ld->err;
 	size_t errcap = ld->errcap;
 	struct stat st;
+	const char *why;
 	char **files;
 	int n, i;
 	bool ok = true;
@@ -248,8 +279,8 @@ static bool add_path(struct loading *ld, const char *path)
 		ok = false;
 	}
 	for (i = 0; i < n && ok; i++) {
-		if (holds_no_line(files[i]))
-			note_unread(ld->r, files[i], "no line: empty, or NUL bytes only");
+		if (holds_no_process(files[i], &why))
+			note_unread(ld->r, files[i], why);
 		else
 			ok = add_file(ld, files[i]);
 	}

@@ -238,6 +238,26 @@ class EmptyTraces(unittest.TestCase):
             cleanup(run)
 
 
+class FileSizeLimit(unittest.TestCase):
+    """A process under `ulimit -f` must not be killed by SIGXFSZ for the
+    trace file gputrace grows in it (found by tests/real: 4 of 528 commands
+    differed, `sh -c 'ulimit -f 0; /bin/true'` exited 153 traced, 0 bare)."""
+
+    def test_ulimit_f_does_not_kill(self):
+        for script in ("ulimit -f 0; /bin/true", "ulimit -f 1; /usr/bin/python3 -c 'print(1)'",
+                       "ulimit -f 8; seq 100000 | tail -n 1"):
+            bare = run_bare(["sh", "-c", script])
+            run = run_traced(["sh", "-c", script], opts=("-q",))
+            try:
+                self.assertEqual((run.proc.returncode, run.proc.stdout), (bare.returncode, bare.stdout),
+                                 (script, run.proc.stderr))
+                rc, doc = report_json(run.outdir)
+                self.assertIn(rc, (0, 1), script)
+                self.assertNotIn("crashed", ids(doc), script)
+            finally:
+                cleanup(run)
+
+
 class QuietMeansQuiet(unittest.TestCase):
     def test_static_program_with_q(self):
         static = os.path.join(PROGS, "static_hello")
