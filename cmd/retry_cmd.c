@@ -36,6 +36,11 @@
 
 #define WHO "gputrace retry"
 
+/* Where retry's own lines go: stdout for `gputrace retry`, stderr when the
+ * trace command's --try-fixes runs it (the program's stdout is the
+ * program's: its re-runs print there, gputrace's lines do not). */
+static FILE *say_to;
+
 /* The loading variables of the trace header (common/trace_file.c) that a
  * retry sets as recorded; the rank variables are left to the launcher. */
 static const char *const loading_vars[] = {
@@ -456,27 +461,27 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 	json_array_foreach(appeared, i, v)
 		json_array_append(new_ids, json_object_get(v, "id"));
 	if (!quiet) {
-		printf("with %s: ", gt_printable(desc));
+		fprintf(say_to, "with %s: ", gt_printable(desc));
 		json_array_foreach(gone_ids, i, v)
-			printf("%s gone, ", json_string_value(v));
+			fprintf(say_to, "%s gone, ", json_string_value(v));
 		json_array_foreach(still, i, v)
-			printf("%s still there, ", json_string_value(v));
+			fprintf(say_to, "%s still there, ", json_string_value(v));
 		json_array_foreach(new_ids, i, v)
-			printf("%s new, ", json_string_value(v));
-		printf("exit ");
-		say_exit(stdout, status);
-		printf(" (was ");
-		say_exit(stdout, pl->was);
-		printf(")\n");
+			fprintf(say_to, "%s new, ", json_string_value(v));
+		fprintf(say_to, "exit ");
+		say_exit(say_to, status);
+		fprintf(say_to, " (was ");
+		say_exit(say_to, pl->was);
+		fprintf(say_to, ")\n");
 		if (!left)
-			printf("fixed: all clear\n");
+			fprintf(say_to, "fixed: all clear\n");
 		else if (helped)
-			printf("fixed: what the fix was for; %zu finding%s left (gputrace report %s)\n", left,
+			fprintf(say_to, "fixed: what the fix was for; %zu finding%s left (gputrace report %s)\n", left,
 			       left == 1 ? "" : "s", gt_printable(folder));
 		else
-			printf("did not help: the fix was applied and the finding is still there (gputrace diff shows "
+			fprintf(say_to, "did not help: the fix was applied and the finding is still there (gputrace diff shows "
 			       "what changed)\n");
-		printf("  traces in %s\n", gt_printable(folder));
+		fprintf(say_to, "  traces in %s\n", gt_printable(folder));
 	}
 	json_object_set_new(result, "fix", json_string(desc));
 	json_object_set(result, "fix_data", c->fix);
@@ -520,7 +525,7 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 	describe(c->fix, desc, sizeof(desc));
 	if (!apply_fix(c->fix, env)) {
 		if (!quiet)
-			printf("with %s: not run: the recorded environment of pid %ld (the process gputrace "
+			fprintf(say_to, "with %s: not run: the recorded environment of pid %ld (the process gputrace "
 			       "started) is so already; the setting is made inside the command (a script, or a "
 			       "process it starts), where retry cannot undo it\n",
 			       gt_printable(desc), pl->root.pid);
@@ -589,7 +594,7 @@ static void say_installs(const struct plan *pl, bool quiet)
 	if (quiet)
 		return;
 	json_array_foreach(pl->installs, i, f)
-		printf("%s: the fix needs an installer, which gputrace never runs: %s\n",
+		fprintf(say_to, "%s: the fix needs an installer, which gputrace never runs: %s\n",
 		       json_string_value(json_object_get(f, "id")),
 		       gt_printable(json_string_value(json_object_get(json_object_get(f, "fix_data"), "install"))));
 }
@@ -616,6 +621,7 @@ int cmd_retry_dir(const char *dir_in, const struct cmd_retry_opts *o)
 	int status = 0, r;
 	size_t i;
 
+	say_to = o->to_stderr ? stderr : stdout;
 	if (!realpath(dir_in, dir)) {
 		fprintf(stderr, WHO ": %s: %s\n", gt_printable(dir_in), strerror(errno));
 		json_decref(results);
