@@ -1125,6 +1125,20 @@ START_TEST(test_fork_after_init)
 	fx_diagnose(&d, FORK_HEADER, OPEN(CUDART), NULL);
 	must_not_find(&d, GT_F_FORK_AFTER_INIT);
 	fx_free(&d);
+
+	/* ... and one that ends well with os._exit(0) too */
+	fx_diagnose(&d, FORK_HEADER, OPEN(CUDART),
+		    "{'ev':'end','t_us':9,'pid':4243,'via':'_exit','exit_status':0}", NULL);
+	must_not_find(&d, GT_F_FORK_AFTER_INIT);
+	fx_free(&d);
+
+	/* no CUDA call seen, but the child failed (os._exit(1) after PyTorch's
+	 * "Cannot re-initialize CUDA in forked subprocess"): a warning on it */
+	fx_diagnose(&d, FORK_HEADER, OPEN(CUDART),
+		    "{'ev':'end','t_us':9,'pid':4243,'via':'_exit','exit_status':1}", NULL);
+	f = must_find(&d, GT_F_FORK_AFTER_INIT, GT_SEV_WARNING);
+	ck_assert(fx_evidence_has(f, "parent_call", "cuInit"));
+	fx_free(&d);
 }
 END_TEST
 
