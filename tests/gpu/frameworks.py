@@ -64,6 +64,23 @@ def op_onnxruntime():
     print("onnxruntime", "CUDAExecutionProvider" in ort.get_available_providers())
 
 
+def op_forkinit():
+    # A child forked after CUDA was initialised: PyTorch raises "Cannot
+    # re-initialize CUDA in forked subprocess" before any CUDA call, the child
+    # exits 1, the parent goes on (issue 28: gputrace said "all clear").
+    import multiprocessing as mp
+    import torch
+    torch.zeros(1, device="cuda")
+
+    def child():
+        torch.zeros(1, device="cuda")
+
+    p = mp.get_context("fork").Process(target=child)
+    p.start()
+    p.join()
+    print("forkinit child exit", p.exitcode)
+
+
 OPS = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
 
 if __name__ == "__main__":
