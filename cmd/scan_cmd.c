@@ -246,6 +246,13 @@ int cmd_scan_main(int argc, char **argv)
 	if (ask)
 		host_scan_ask(&s, helper, ask_timeout_ms());
 	gt_scan_judge(&s, &findings);
+	/* GPU, driver and device nodes belong to the host, not to ROOTs */
+	if (argc == optind) {
+		struct host_gpu_presence gpu;
+
+		host_gpu_presence_read(&gpu);
+		gt_scan_judge_host(&s, &gpu, &findings);
+	}
 	for_from = findings.n;
 	if (consumer) {
 		fr = host_scan_for_run(consumer, &s);

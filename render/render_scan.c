@@ -26,7 +26,7 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 
 		if (r->winner < 0) {
 			/* cuDNN's longer names are expected to miss; say only the real misses */
-			if (!strstr(r->name, "libcudnn_") || !strchr(strchr(r->name, '.') + 4, '.'))
+			if (!gt_scan_for_expected_miss(r))
 				fprintf(f, "%*s%s: NOT FOUND (%zu places tried)\n", 2 * it->depth + 2, "",
 					gt_printable(r->name), r->ncand);
 			continue;

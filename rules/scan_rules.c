@@ -679,11 +679,71 @@ static void predicted_versions(const struct host_scan_for *fr, struct gt_finding
 	}
 }
 
+bool gt_scan_for_expected_miss(const struct host_resolution *r)
+{
+	const char *so = strstr(r->name, ".so.");
+
+	return strncmp(r->name, "libcudnn_", 9) == 0 && so && strchr(so + 4, '.');
+}
+
+/* Where the loader looked for a missing name: a line per place (each once)
+ * and, on the requester's item, the "tried" list in the loader's order. */
+static void tried_evidence(struct gt_finding *f, json_t *on, const struct host_resolution *r)
+{
+	json_t *tried = json_array();
+	size_t k, j;
+
+	for (k = 0; k < r->ncand; k++) {
+		json_t *t = json_object();
+
+		gt_evidence_str(t, "path", r->cand[k].path);
+		json_object_set_new(t, "rule", json_string(gt_rule_name(r->cand[k].rule)));
+		json_array_append_new(tried, t);
+		for (j = 0; j < k && strcmp(r->cand[j].path, r->cand[k].path); j++)
+			;
+		if (j == k)
+			gt_evidence_add(f, "tried %s [%s]", r->cand[k].path, gt_rule_name(r->cand[k].rule));
+	}
+	json_object_set_new(on, "tried", tried);
+}
+
+/* A name the consumer needs that the loader would not find: the program (or
+ * the runtime, for libcuda.so.1) fails to start or to reach the GPU, so the
+ * verdict cannot be ok. cuDNN's sub-libraries are loaded when first used: a
+ * warning. */
+static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
+{
+	struct gt_finding *f;
+	json_t *e;
+	size_t i;
+
+	for (i = 0; i < fr->n; i++) {
+		const struct host_resolution *r = &fr->items[i].res;
+		bool driver = strcmp(r->name, "libcuda.so.1") == 0, sub = strncmp(r->name, "libcudnn_", 9) == 0;
+
+		if (r->winner >= 0 || gt_scan_for_expected_miss(r))
+			continue;
+		f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, sub ? GT_SEV_WARNING : GT_SEV_ERROR, NULL,
+				   driver ? "Install the NVIDIA driver: libcuda.so.1 comes with it, never with the "
+					    "toolkit (in a container: docker run --gpus all)." :
+					    "Install the library, or add the folder that holds it to LD_LIBRARY_PATH "
+					    "for this program.",
+				   "for %s, %s is not found (%s %s%s; %zu places tried)", fr->consumer, r->name,
+				   driver ? "the CUDA runtime" : sub ? "cuDNN" : "needed by", r->requester,
+				   driver ? " loads it at start" : sub ? " loads it when used" : "", r->ncand);
+		e = gt_evidence_add(f, "%s is asked for by %s", r->name, r->requester);
+		gt_evidence_str(e, "name", r->name);
+		gt_evidence_str(e, "requester", r->requester);
+		tried_evidence(f, e, r);
+	}
+}
+
 /* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
  * path is the leftover-library case of the report, seen before the crash;
  * and a provider that lacks a symbol the consumer needs. */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 {
+	not_found(fr, out);
 	missing_symbols(fr, out);
 	predicted_versions(fr, out);
 	struct gt_finding *f;

@@ -920,6 +920,11 @@ class ScanOutputIssue16(ScanCase):
         self.place(old, "system/lib/libcudnn_graph.so.9.14.0", "libcudnn_graph.so.9.14.0", ["libcudnn_graph.so.9"])
         self.place(new, "site-packages/nvidia/cudnn/lib/libcudnn.so.9", "libcudnn.so.9.19.0", ["libcudnn.so.9"])
         build_lib(new, "libcudnn_graph.so.9", "cudnn_version_9_19_0_56_")
+        # ok needs all it needs (issue 30): the runtime, the driver, cuDNN's other parts
+        for sub in ("engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"):
+            build_lib(new, "libcudnn_%s.so.9" % sub, "cudnn_version_9_19_0_56_")
+        shutil.copy(fix("cuda-13/lib64/libcudart.so.13.0.96"), os.path.join(new, "libcudart.so.13"))
+        shutil.copy(fix("driver/libcuda.so.580.65.06"), os.path.join(new, "libcuda.so.1"))
         prog = os.path.join(d, "prog")
         src = os.path.join(d, "p.c")
         with open(src, "w") as f:
