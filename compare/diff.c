@@ -255,6 +255,27 @@ static bool load_traces(const char *path, json_t *views, char *err, size_t errca
 	return true;
 }
 
+/* The report and scan documents are version 1. A later version may mean
+ * something else by the same keys: refused, never half-read. A document
+ * without "version" is taken as 1 (hand-written or cut-down inputs). */
+#define GT_VIEW_VERSION 1
+
+static bool version_known(json_t *doc, const char *path, const char *format, char *err, size_t errcap)
+{
+	json_t *v = json_object_get(doc, "version");
+	char shown[64];
+
+	if (!v || (json_is_integer(v) && json_integer_value(v) == GT_VIEW_VERSION))
+		return true;
+	if (json_is_integer(v))
+		snprintf(shown, sizeof(shown), "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(shown, sizeof(shown), "that is not a number");
+	snprintf(err, errcap, "%s: %s version %s is not supported (this gputrace reads version %d)",
+		 path, format, shown, GT_VIEW_VERSION);
+	return false;
+}
+
 static bool load_json_file(const char *path, json_t *views, char *err, size_t errcap)
 {
 	json_error_t je;
@@ -268,6 +289,10 @@ static bool load_json_file(const char *path, json_t *views, char *err, size_t er
 	}
 	format = str(doc, "format");
 	ok = format && (!strcmp(format, "gputrace-report") || !strcmp(format, "gputrace-scan"));
+	if (ok && !version_known(doc, path, format, err, errcap)) {
+		json_decref(doc);
+		return false;
+	}
 	if (ok && strcmp(format, "gputrace-report") == 0)
 		json_array_append_new(views, view_of_report_json(doc, path));
 	else if (ok)

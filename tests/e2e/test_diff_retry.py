@@ -361,6 +361,24 @@ class Fleet(Case):
         self.assertEqual(j["groups"][1]["hosts"], ["gpu03"])
         self.assertEqual(j["groups"][1]["differences"][0]["component"], "cudnn_graph")
 
+    def test_unknown_version_is_refused(self):
+        """Issue 29: a scan of version 99 was read as if it were 1."""
+        d = self.scans()
+        odd = os.path.join(d, "gpu02.scan.json")
+        with open(odd) as f:
+            o = json.load(f)
+        o["version"] = 99
+        with open(odd, "w") as f:
+            json.dump(o, f)
+        for args in (("report", d), ("diff", d), ("diff", odd, os.path.join(d, "gpu00.scan.json"))):
+            r = gt(*args)
+            self.assertEqual(r.returncode, 2, args)
+            err = r.stderr.decode()
+            self.assertEqual(len(err.splitlines()), 1, err)
+            self.assertIn("gpu02.scan.json", err)
+            self.assertIn("version 99", err)
+            self.assertIn("reads version 1", err)
+
     def test_identical_hosts_are_one_group(self):
         d = self.scans()
         os.unlink(os.path.join(d, "gpu03.scan.json"))
