@@ -111,23 +111,39 @@ void cmd_hint_subcommand(const char *word, const char *next)
 		}
 }
 
+int cmd_close_checked(FILE *f)
+{
+	int err = 0;
+
+	if (fflush(f) != 0 || ferror(f))
+		err = errno ? errno : EIO;
+	if (fclose(f) != 0 && !err)
+		err = errno ? errno : EIO;
+	return err;
+}
+
+/* Written to a temporary file and renamed: a reader never sees half a file,
+ * and a failed write (a full disk) leaves no file and says so. */
 bool cmd_write_file_whole(const char *who, const char *path, void (*fill)(FILE *, void *), void *arg)
 {
 	char *tmp = gt_xasprintf("%s.%ld.tmp", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
-	bool ok;
+	int err;
 
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", who, gt_printable(tmp), strerror(errno));
 		free(tmp);
 		return false;
 	}
+	errno = 0;
 	fill(f, arg);
-	ok = fclose(f) == 0 && rename(tmp, path) == 0;
-	if (!ok) {
-		fprintf(stderr, "%s: %s: %s\n", who, gt_printable(path), strerror(errno));
+	err = cmd_close_checked(f);
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", who, gt_printable(path), strerror(err));
 		unlink(tmp);
 	}
 	free(tmp);
-	return ok;
+	return !err;
 }

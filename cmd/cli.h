@@ -33,10 +33,13 @@ int cmd_bad_option(const char *who, int status, int c, char *const *argv);
 /* After `gputrace WORD` found no program WORD: says which subcommand was
  * probably meant ("help" → --help), or nothing when none is near. */
 void cmd_hint_subcommand(const char *word, const char *next);
+/* Flushes and closes f: 0, or the errno of the first write that failed. */
+int cmd_close_checked(FILE *f);
 /* path written whole under a temporary name (path.PID.tmp), then renamed: a
  * collector reading it, or many tasks of one host writing the same file,
  * never see half of it. fill writes the content. False, with a message
- * "who: path: reason" on stderr, when it cannot be written. */
+ * "who: cannot write path: reason" on stderr and no file left, when it
+ * cannot be written (a full disk). */
 bool cmd_write_file_whole(const char *who, const char *path, void (*fill)(FILE *, void *), void *arg);
 
 #endif

@@ -5,6 +5,7 @@
 #include "cmd/launch.h"
 
 #include "cmd/checkers.h"
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 
 #include "gputrace/trace_format.h"
@@ -29,6 +30,9 @@
 #include <unistd.h>
 
 #define LOG_PREFIX "gputrace: "
+/* The default limit on the diagnosis at exit, in seconds: far above what a
+ * real trace takes (a 20,000-copy trace is about 1 s), well below a hang. */
+#define DIAGNOSIS_TIMEOUT_S 60
 
 static volatile sig_atomic_t child_pid;
 
@@ -591,19 +595,28 @@ static bool launched_as_rank(void)
 }
 
 /* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
+/* A report.txt of ours: our own regular file, no other link to it. */
+static bool report_is_ours(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1;
+}
+
 /* report.txt is made like the traces: a new file (O_EXCL, never through a
- * link), 0600. One left by an earlier run of ours (our own regular file, no
- * other link to it) is replaced; anything else there is left alone. */
+ * link), 0600. One left by an earlier run of ours is replaced; anything else
+ * there is left alone. A write that fails (a full disk) is said in one line
+ * and the partial file goes: a cut report would read as a whole one. */
 static void save_report(const char *dir)
 {
 	char path[PATH_MAX + 16];
 	struct stat st;
 	FILE *f;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/report.txt", dir);
 	if (lstat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+		if (!report_is_ours(path)) {
 			fprintf(stderr, LOG_PREFIX "%s exists and is not a report of ours: left alone, "
 				"the report is not kept\n", path);
 			return;
@@ -618,24 +631,108 @@ static void save_report(const char *dir)
 		return;
 	}
 	cmd_report_after_run(dir, f, false);
-	fclose(f);
+	err = cmd_close_checked(f);
+	if (err) {
+		unlink(path);
+		fprintf(stderr, LOG_PREFIX "cannot write %s: %s; the report is not kept (the traces "
+			"are: gputrace report %s)\n", path, strerror(err), dir);
+	}
+}
+
+/* Seconds the diagnosis at exit may take (GPUTRACE_DIAGNOSIS_TIMEOUT; 0: no
+ * limit): a trace the reader is slow on must not hold the command's exit. */
+static double diagnosis_limit(void)
+{
+	const char *v = getenv("GPUTRACE_DIAGNOSIS_TIMEOUT");
+	char *end;
+	double s;
+
+	if (!v || !*v)
+		return DIAGNOSIS_TIMEOUT_S;
+	s = strtod(v, &end);
+	if (*end || s < 0 || s != s) {
+		fprintf(stderr, LOG_PREFIX "GPUTRACE_DIAGNOSIS_TIMEOUT=%s is not a number of seconds; "
+			"using %d\n", v, DIAGNOSIS_TIMEOUT_S);
+		return DIAGNOSIS_TIMEOUT_S;
+	}
+	return s;
+}
+
+/* Waits for the diagnosis child up to limit seconds (0: for ever). SIGCHLD
+ * is blocked by the caller, so that sigtimedwait sleeps until the child
+ * ends instead of polling. Returns false when the time ran out. */
+static bool wait_limited(pid_t pid, int *st, double limit)
+{
+	struct timespec now, end, left;
+	sigset_t chld;
+	pid_t r;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)limit;
+	end.tv_nsec += (long)((limit - (double)(time_t)limit) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		r = waitpid(pid, st, limit > 0 ? WNOHANG : 0);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return true;
+		if (r != 0)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			return false;
+		sigtimedwait(&chld, NULL, &left);
+	}
+}
+
+/* The diagnosis ran out of time: it goes, with any report.txt it had begun. */
+static void cut_diagnosis(pid_t pid, const char *dir, bool keep, double limit)
+{
+	char path[PATH_MAX + 16];
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	if (keep && report_is_ours(path))
+		unlink(path);
+	fprintf(stderr, LOG_PREFIX "the diagnosis was cut short after %g s "
+		"(GPUTRACE_DIAGNOSIS_TIMEOUT); the traces are in %s: gputrace report %s\n",
+		limit, dir, dir);
 }
 
 /* The diagnosis at exit runs in a child of its own: whatever happens in it
- * (a trace that crashes the reader, memory, a signal), gputrace still exits
- * with the command's status. */
+ * (a trace that crashes the reader, memory, a signal, a trace it is slow
+ * on), gputrace still exits with the command's status, in bounded time. */
 static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
 {
+	double limit = diagnosis_limit();
+	sigset_t chld, old;
 	pid_t pid;
-	int st;
+	int st = 0;
 
 	fflush(stderr);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, LOG_PREFIX "no diagnosis: fork: %s (gputrace report %s)\n", strerror(errno), dir);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (print)
 			cmd_report_after_run(dir, stderr, color);
 		if (keep)
@@ -643,11 +740,12 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
 		fflush(NULL);
 		_exit(0);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st))
+	if (!wait_limited(pid, &st, limit))
+		cut_diagnosis(pid, dir, keep, limit);
+	else if (WIFSIGNALED(st))
 		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
 			WTERMSIG(st), dir);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Traces of an earlier run left in DIR would join this run's diagnosis
