@@ -65,6 +65,46 @@ static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s
 	return found;
 }
 
+/* Another major of the name's library on disk, in the usual places or among
+ * the loaded objects: libcudnn.so.9 where libcudnn.so.8 was asked for. A
+ * newcomer told only "not found" installs the wrong thing; the other major
+ * says what the program was built for and what the host has. */
+static bool other_major_at(const struct gt_proc_model *m, const struct gt_search *s,
+			   const struct gt_family_info *want, char *out, size_t cap)
+{
+	const char *so = strstr(s->name, ".so.");
+	struct gt_family_info fi;
+	char pat[4096];
+	glob_t g;
+	size_t i;
+	int k;
+	bool found = false;
+
+	for (i = 0; i < m->nlibs && !found; i++)
+		if (strcmp(m->libs[i].fi.component, want->component) == 0 &&
+		    gt_version_major(m->libs[i].file_version) != gt_version_major(want->version)) {
+			snprintf(out, cap, "%s", m->libs[i].obj->path);
+			found = true;
+		}
+	for (k = 0; patterns[k] && !found && so; k++) {
+		if (!expand(m->proc, patterns[k], pat, sizeof(pat)) ||
+		    (size_t)snprintf(pat + strlen(pat), sizeof(pat) - strlen(pat), "/%.*s.so.*",
+				     (int)(so - s->name), s->name) >= sizeof(pat) - strlen(pat) ||
+		    glob(pat, 0, NULL, &g) != 0)
+			continue;
+		for (i = 0; i < g.gl_pathc && !found; i++)
+			if (gt_classify(g.gl_pathv[i], &fi) && strcmp(fi.component, want->component) == 0 &&
+			    gt_version_major(fi.version) > 0 &&
+			    gt_version_major(fi.version) != gt_version_major(want->version) &&
+			    !strstr(g.gl_pathv[i], "/stubs/")) {
+				snprintf(out, cap, "%s", g.gl_pathv[i]);
+				found = true;
+			}
+		globfree(&g);
+	}
+	return found;
+}
+
 /* A library of this component and major is loaded: the name was one of
  * several tried for it (cuDNN asks for .so.9.19.0, then .so.9.19, then
  * .so.9). Another major is no stand-in: libcudart.so.10.1 not found while
@@ -177,7 +217,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	char copy[4096 + 256], fix[8192], dir[4096 + 256];
 	struct gt_finding *f;
 	bool elsewhere, needed, failed = gt_model_failed(m);
-	char why[8192 + 1024];
+	char why[8192 + 1024], other_path[4096];
+	bool other;
 	size_t i;
 	json_t *e;
 
@@ -190,11 +231,20 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
 			continue;
 		elsewhere = copy_elsewhere(p, s, copy, sizeof(copy));
+		other = !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
 		if (elsewhere)
 			snprintf(fix, sizeof(fix),
 				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
 				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
 				 "puts %s where %s looks.", copy, s->name,
+				 s->requester ? s->requester : "the program");
+		else if (other)
+			snprintf(fix, sizeof(fix),
+				 "%s was built for %s %d; this host has another major (%s). Install %s %d "
+				 "beside it (for cuDNN, the nvidia-cudnn wheel or the cudnn package of that "
+				 "major for your CUDA), or install a build of %s for the major that is here.",
+				 s->requester ? s->requester : "The program", fi.family,
+				 gt_version_major(fi.version), other_path, fi.family, gt_version_major(fi.version),
 				 s->requester ? s->requester : "the program");
 		else
 			snprintf(fix, sizeof(fix),
@@ -229,6 +279,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		else if (!failed && !family_loaded(m, &fi))
 			gt_evidence_add(f, "the process succeeded and loaded nothing of %s: it may have "
 					"gone on without it (on the CPU)", fi.family);
+		if (other) {
+			e = gt_evidence_add(f, "only another major is here: %s (%s %d was asked for)",
+					    other_path, fi.family, gt_version_major(fi.version));
+			gt_evidence_str(e, "path", other_path);
+		}
 		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
 			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
 			gt_evidence_str(e, "path", copy);

@@ -195,6 +195,24 @@ class ProbesOfOtherMajors(unittest.TestCase):
         self.assertEqual(f["severity"], "warning")
 
 
+class OtherMajorOnDisk(unittest.TestCase):
+    """A program built for cuDNN 8 on a host with only cuDNN 9 is told that 9
+    is there and what to install (issue 30), not only "not found"."""
+
+    def test_cudnn8_wanted_cudnn9_here(self):
+        run = run_traced([LOAD_AND_DIE, "exit1", "libcudnn.so.8"], opts=("-q",),
+                         env={"LD_LIBRARY_PATH": "", "CUDA_HOME": os.path.join(FIX, "system")})
+        try:
+            rc, doc = report_json(run.outdir)
+            (f,) = [f for f in doc["findings"] if f["id"] == "library-not-found"]
+            self.assertEqual(f["severity"], "error")
+            (ev,) = [e for e in f["evidence"] if e["what"].startswith("only another major is here")]
+            self.assertRegex(os.path.basename(ev["path"]), r"^libcudnn\.so\.9")
+            self.assertIn("was built for cudnn 8", f["fix"])
+        finally:
+            cleanup(run)
+
+
 class EmptyTraces(unittest.TestCase):
     """A fork child SIGKILLed right after fork() leaves an empty or all-NUL
     file: the report says which and reports the rest."""
