@@ -11,12 +11,15 @@
 # libgraphviz-dev: libgvc, which lays out report --svg and --html; graphviz:
 # `dot`, which the picture tests render DOT with; chromium: the headless
 # browser the HTML report is checked in.
-# Extra packages can be named as arguments (.ci/run adds debootstrap and git, for tools/fresh-check.sh).
+# git, jq, xz-utils, bzip2, bc, file, zip, unzip, patch, procps: programs the
+# real-commands differential runs bare and traced (tests/real/commands.py; a
+# sample of it is in make check), beyond what a minbase Debian has.
+# Extra packages can be named as arguments (make check-fresh needs debootstrap).
 # Idempotent; needs root (or sudo) the first time.
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
 libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema
-libgraphviz-dev graphviz chromium valgrind $*"
+libgraphviz-dev graphviz chromium valgrind git jq xz-utils bzip2 bc file zip unzip patch procps $*"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
