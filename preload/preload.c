@@ -129,7 +129,9 @@ void preload_arm_flush(enum gt_hooked_fn fn)
 	errno = saved;
 }
 
-
+/* Another exit handler, for libraries loaded since the last one (see
+ * preload.h); the loader's load count tells, without a walk of the link map
+ * on every call. */
 void preload_rearm_if_loaded(void)
 {
 	unsigned long long adds = 0;
