@@ -65,44 +65,67 @@ static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s
 	return found;
 }
 
-/* Another major of the name's library on disk, in the usual places or among
- * the loaded objects: libcudnn.so.9 where libcudnn.so.8 was asked for. A
- * newcomer told only "not found" installs the wrong thing; the other major
- * says what the program was built for and what the host has. */
+/* A file of another major of the library in folder: libcudnn.so.9* where
+ * libcudnn.so.8 was asked for (stem "libcudnn"). */
+static bool other_major_in(const char *folder, const char *stem, int stem_len,
+			   const struct gt_family_info *want, char *out, size_t cap)
+{
+	struct gt_family_info fi;
+	char pat[4096 + 256];
+	bool found = false;
+	glob_t g;
+	size_t i;
+
+	if ((size_t)snprintf(pat, sizeof(pat), "%s/%.*s.so.*", folder, stem_len, stem) >= sizeof(pat) ||
+	    glob(pat, 0, NULL, &g) != 0)
+		return false;
+	for (i = 0; i < g.gl_pathc && !found; i++)
+		if (gt_classify(g.gl_pathv[i], &fi) && strcmp(fi.component, want->component) == 0 &&
+		    gt_version_major(fi.version) > 0 &&
+		    gt_version_major(fi.version) != gt_version_major(want->version) &&
+		    !strstr(g.gl_pathv[i], "/stubs/")) {
+			snprintf(out, cap, "%s", g.gl_pathv[i]);
+			found = true;
+		}
+	globfree(&g);
+	return found;
+}
+
+/* Another major of the name's library, loaded or on disk where this process
+ * was steered (the folders of its CUDA_HOME, CUDA_PATH, CONDA_PREFIX,
+ * VIRTUAL_ENV) or where the loader looked: libcudnn.so.9 where libcudnn.so.8
+ * was asked for. A newcomer told only "not found" installs the wrong thing;
+ * the other major says what the program was built for and what the host
+ * has. The host's fixed folders are not searched: what they hold says
+ * nothing of this process. */
 static bool other_major_at(const struct gt_proc_model *m, const struct gt_search *s,
 			   const struct gt_family_info *want, char *out, size_t cap)
 {
 	const char *so = strstr(s->name, ".so.");
-	struct gt_family_info fi;
-	char pat[4096];
-	glob_t g;
+	char folder[4096];
 	size_t i;
 	int k;
-	bool found = false;
 
-	for (i = 0; i < m->nlibs && !found; i++)
+	for (i = 0; i < m->nlibs; i++)
 		if (strcmp(m->libs[i].fi.component, want->component) == 0 &&
 		    gt_version_major(m->libs[i].file_version) != gt_version_major(want->version)) {
 			snprintf(out, cap, "%s", m->libs[i].obj->path);
-			found = true;
+			return true;
 		}
-	for (k = 0; patterns[k] && !found && so; k++) {
-		if (!expand(m->proc, patterns[k], pat, sizeof(pat)) ||
-		    (size_t)snprintf(pat + strlen(pat), sizeof(pat) - strlen(pat), "/%.*s.so.*",
-				     (int)(so - s->name), s->name) >= sizeof(pat) - strlen(pat) ||
-		    glob(pat, 0, NULL, &g) != 0)
+	if (!so)
+		return false;
+	for (k = 0; patterns[k]; k++)
+		if (patterns[k][0] == '$' && expand(m->proc, patterns[k], folder, sizeof(folder)) &&
+		    !strchr(folder, '*') && other_major_in(folder, s->name, (int)(so - s->name), want, out, cap))
+			return true;
+	for (i = 0; i < s->ntries; i++) {
+		if (!s->tries[i].path)
 			continue;
-		for (i = 0; i < g.gl_pathc && !found; i++)
-			if (gt_classify(g.gl_pathv[i], &fi) && strcmp(fi.component, want->component) == 0 &&
-			    gt_version_major(fi.version) > 0 &&
-			    gt_version_major(fi.version) != gt_version_major(want->version) &&
-			    !strstr(g.gl_pathv[i], "/stubs/")) {
-				snprintf(out, cap, "%s", g.gl_pathv[i]);
-				found = true;
-			}
-		globfree(&g);
+		gt_folder_of(s->tries[i].path, folder, sizeof(folder));
+		if (folder[0] && other_major_in(folder, s->name, (int)(so - s->name), want, out, cap))
+			return true;
 	}
-	return found;
+	return false;
 }
 
 /* A library of this component and major is loaded: the name was one of
