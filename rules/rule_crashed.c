@@ -28,7 +28,7 @@ static bool normal_end_signal(int sig)
 /* No end line and no reaped line: the process left without exit() or _exit
  * (exit_group called directly, SIGKILL or SIGPIPE, which no handler sees,
  * an exec whose environment dropped the tracer). That is not a crash: it is
- * said, as info, once. */
+ * said, as info, once per group of like processes. */
 static void end_unknown(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -36,11 +36,11 @@ static void end_unknown(const struct gt_proc_model *m, struct gt_findings *out)
 	json_t *e;
 
 	f = gt_finding_add(out, GT_F_END_UNKNOWN, GT_SEV_INFO, m,
-		       "Nothing to do unless this process was expected to finish its work: run it "
-		       "under gputrace directly (gputrace CMD) to see how it ends.",
-		       "the process left no end line: it ended without exit() or _exit (a signal no "
-		       "handler sees such as SIGKILL or SIGPIPE, exit_group called directly, or an "
-		       "exec that dropped the tracer from its environment)");
+			   "Nothing to do unless this process was expected to finish its work: run it "
+			   "under gputrace directly (gputrace CMD) to see how it ends.",
+			   "the process left no end line: it ended without exit() or _exit (a signal no "
+			   "handler sees such as SIGKILL or SIGPIPE, exit_group called directly, or an "
+			   "exec that dropped the tracer from its environment)");
 	e = gt_evidence_add(f, "pid %ld (%s): no end line in its trace, no fatal-signal note, and "
 			    "not reaped by the gputrace command", p->pid,
 			    p->argc ? p->argv[0] : (p->exe ? p->exe : "?"));
