@@ -46,15 +46,10 @@ static void write_global(const char *fn, const char *lib)
  * libcs), most of what a traced exec of /bin/true added (bench/exec_fork.sh). */
 static bool cuda_family_loaded(void)
 {
-	struct link_map *m = NULL;
 	struct gt_family_info fi;
-	Dl_info info;
+	struct link_map *m;
 
-	if (!dladdr1((void *)cuda_family_loaded, &info, (void **)&m, RTLD_DL_LINKMAP) || !m)
-		return true;
-	while (m->l_prev)
-		m = m->l_prev;
-	for (; m; m = m->l_next)
+	for (m = preload_link_map_head(); m; m = m->l_next)
 		if (m->l_name && m->l_name[0] == '/' && gt_classify(m->l_name, &fi))
 			return true;
 	return false;

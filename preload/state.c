@@ -6,6 +6,7 @@
 #include "preload/state.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include "gputrace/trace_format.h"
 
@@ -36,4 +37,16 @@ void *preload_dlsym(void *handle, const char *name)
 int preload_dlclose(void *handle)
 {
 	return gt_handed ? gt_handed->dl_close(handle) : dlclose(handle);
+}
+
+struct link_map *preload_link_map_head(void)
+{
+	struct link_map *self = NULL, *head;
+	Dl_info info;
+
+	if (!dladdr1((void *)preload_link_map_head, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
+		return NULL;
+	for (head = self; head->l_prev; head = head->l_prev)
+		;
+	return head;
 }

@@ -30,4 +30,9 @@ void *preload_dlopen(const char *path, int flags);
 void *preload_dlsym(void *handle, const char *name);
 int preload_dlclose(void *handle);
 
+struct link_map;
+/* The first object of the program's namespace (the one this copy is in),
+ * for walks of the link map; NULL if the loader does not say. */
+struct link_map *preload_link_map_head(void);
+
 #endif

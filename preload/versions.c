@@ -220,19 +220,6 @@ void preload_versions_of_library_at(const void *fn_addr)
 		ask_library(map);
 }
 
-/* The head of the link map this library is in (the program's namespace). */
-static struct link_map *link_map_head(void)
-{
-	struct link_map *self = NULL, *head;
-	Dl_info info;
-
-	if (!dladdr1((void *)link_map_head, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
-		return NULL;
-	for (head = self; head->l_prev; head = head->l_prev)
-		;
-	return head;
-}
-
 /* The CUDA-family objects loaded when gputrace registered its exit handler:
  * their own exit handlers were registered before it and run after it, so
  * they are alive when it runs. An object is known by its link map and load
@@ -255,7 +242,7 @@ bool preload_versions_mark_alive(void)
 	if (__atomic_exchange_n(&marking, 1, __ATOMIC_ACQUIRE))
 		return false;
 	before = __atomic_load_n(&n_alive, __ATOMIC_ACQUIRE);
-	for (m = link_map_head(); m && n < MAX_ALIVE; m = m->l_next)
+	for (m = preload_link_map_head(); m && n < MAX_ALIVE; m = m->l_next)
 		if (m->l_name && gt_classify(m->l_name, &fi)) {
 			alive[n].map = m;
 			alive[n].base = (uintptr_t)m->l_addr;
@@ -281,7 +268,7 @@ void preload_versions_of_alive(void)
 	struct gt_family_info fi;
 	struct link_map *m;
 
-	for (m = link_map_head(); m; m = m->l_next)
+	for (m = preload_link_map_head(); m; m = m->l_next)
 		if (m->l_name && was_alive(m) && gt_classify(m->l_name, &fi) && !already_versioned(m))
 			ask_library(m);
 }
