@@ -128,7 +128,6 @@ static int trace_main(int argc, char **argv)
 	 * with the command's own status. */
 	if (try_fixes && dir[0] && access(dir, F_OK) == 0) {
 		ro.yes = true;
-		ro.to_stderr = true;
 		fflush(NULL);
 		cmd_retry_dir(dir, &ro);
 	}

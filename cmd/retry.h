@@ -12,7 +12,6 @@ struct cmd_retry_opts {
 	bool yes;              /* --yes, or --try-fixes: no question asked */
 	bool json;             /* --json: the outcome as one object on stdout */
 	const char *out_dir;   /* -o: where the new traces go; NULL: DIR/retry-N */
-	bool to_stderr;        /* its own lines to stderr (--try-fixes: stdout is the program's) */
 };
 
 /* Retries the run traced in dir. Returns 0 when every fix tried made its

@@ -36,10 +36,11 @@
 
 #define WHO "gputrace retry"
 
-/* Where retry's own lines go: stdout for `gputrace retry`, stderr when the
- * trace command's --try-fixes runs it (the program's stdout is the
- * program's: its re-runs print there, gputrace's lines do not). */
-static FILE *say_to;
+/* Where retry's own lines go: stderr, always (issue 30). The re-run
+ * program's stdout is the program's, for `gputrace retry` as for the trace
+ * command's --try-fixes: its runs print there, gputrace's lines never do.
+ * Only --json puts gputrace's answer (the one object) on stdout. */
+#define say_to stderr
 
 /* The loading variables of the trace header (common/trace_file.c) that a
  * retry sets as recorded; the rank variables are left to the launcher. */
@@ -621,7 +622,6 @@ int cmd_retry_dir(const char *dir_in, const struct cmd_retry_opts *o)
 	int status = 0, r;
 	size_t i;
 
-	say_to = o->to_stderr ? stderr : stdout;
 	if (!realpath(dir_in, dir)) {
 		fprintf(stderr, WHO ": %s: %s\n", gt_printable(dir_in), strerror(errno));
 		json_decref(results);

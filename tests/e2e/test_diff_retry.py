@@ -237,7 +237,7 @@ class Retry(Case):
         d = self.traced(*MIXED)
         r = gt("retry", "--yes", d)
         self.assertEqual(r.returncode, 0, r.stderr)
-        out = r.stdout.decode()
+        out = r.stderr.decode()  # gputrace's own lines: stderr (issue 30)
         self.assertIn("with LD_LIBRARY_PATH minus %s: mixed-versions gone" % fix("system/lib"), out)
         self.assertIn("exit 0 (was 0)", out)
         self.assertIn("fixed: all clear", out)
@@ -253,9 +253,9 @@ class Retry(Case):
         self.assertEqual(run["still"], ["no-device"])
         text = gt("retry", "--yes", d, env=clean_env({"FAKE_CUDA_DEVICES": "0"}))
         self.assertEqual(text.returncode, 1)
-        self.assertIn(b"no-device still there", text.stdout)
-        self.assertIn(b"did not help", text.stdout)
-        self.assertNotIn(b"fixed", text.stdout)
+        self.assertIn(b"no-device still there", text.stderr)
+        self.assertIn(b"did not help", text.stderr)
+        self.assertNotIn(b"fixed", text.stderr)
 
     def test_setting_made_inside_the_command(self):
         """env(1) exec's the program: its own recorded environment is changed."""
@@ -313,8 +313,8 @@ class Retry(Case):
         d = self.traced([LOAD_AND_DIE, "exit", fix("torch-cpu/site-packages/torch/lib/libtorch_cpu.so")])
         r = gt("retry", "--yes", d)
         self.assertEqual(r.returncode, 2)
-        self.assertIn(b"pip install torch", r.stdout)
-        self.assertIn(b"never runs", r.stdout)
+        self.assertIn(b"pip install torch", r.stderr)
+        self.assertIn(b"never runs", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(d, "retry-1")))
 
     def test_usage(self):
