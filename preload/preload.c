@@ -29,9 +29,10 @@ static int stats_flushed;
 typedef void (*exit_fn)(int);
 static exit_fn real_exit;
 
-/* Signals whose default action ends the process without exit handlers. */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+/* Signals whose default action ends the process without exit handlers and
+ * that are no crash (crash.c has those, from start-up): a user or a pool
+ * stopped the process. */
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 
 void preload_flush_stats(void)
 {
@@ -41,23 +42,28 @@ void preload_flush_stats(void)
 	preload_stats_flush();
 }
 
-/* The totals are written, then the signal goes on to its default action. */
-static void on_fatal_signal(int sig)
+void preload_note_fatal_signal(int sig)
 {
-	int saved = errno;
-	bool tracing = preload_tracing();
 	char buf[128];
 	struct jline j;
 
 	preload_flush_stats();
-	if (tracing) {
-		jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
-		jl_uint(&j, GT_K_TIME, gt_now_us());
-		jl_int(&j, GT_K_TID, gt_gettid());
-		jl_str(&j, GT_K_WHAT, GT_NOTE_FATAL_SIGNAL);
-		jl_int(&j, GT_K_SIGNAL, sig);
-		preload_write(buf, jl_end(&j));
-	}
+	if (!preload_tracing())
+		return;
+	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
+	jl_uint(&j, GT_K_TIME, gt_now_us());
+	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_str(&j, GT_K_WHAT, GT_NOTE_FATAL_SIGNAL);
+	jl_int(&j, GT_K_SIGNAL, sig);
+	preload_write(buf, jl_end(&j));
+}
+
+/* The totals are written, then the signal goes on to its default action. */
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+
+	preload_note_fatal_signal(sig);
 	signal(sig, SIG_DFL);
 	raise(sig);  /* blocked in the handler: delivered when it returns */
 	errno = saved;
@@ -260,6 +266,7 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 		goto out;
 	pthread_atfork(NULL, NULL, after_fork_in_child);
 	preload_ready = true;
+	preload_crash_init();
 out:
 	errno = saved;
 }

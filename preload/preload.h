@@ -44,6 +44,12 @@ void preload_versions_of_alive(void);
 /* scope.c. At exit: a "global" line for each CUDA-family object a lookup in
  * the default scope finds. */
 void preload_global_scope_at_exit(void);
+/* preload.c. On a fatal signal: the call totals and the fatal_signal note
+ * (once for the totals); async-signal-safe. */
+void preload_note_fatal_signal(int sig);
+/* crash.c. From the constructor: the crash handler, for the signals the
+ * program leaves at their default, and its alternate stack. */
+void preload_crash_init(void);
 /* signals.c. Resolves the real kill(), from the constructor. */
 void preload_signals_init(void);
 

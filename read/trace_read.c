@@ -654,6 +654,48 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 	}
 }
 
+static void read_frame(json_t *fo, struct gt_frame *fr)
+{
+	json_t *ip = json_object_get(fo, GT_K_IP);
+
+	memset(fr, 0, sizeof(*fr));
+	fr->main = json_is_true(json_object_get(fo, GT_K_MAIN));
+	fr->path = field(fo, GT_K_PATH);
+	fr->known = fr->main || fr->path;
+	fr->off = (unsigned long long)json_integer_value(json_object_get(fo, fr->known ? GT_K_OFF : GT_K_IP));
+	if (!fr->known && !json_is_integer(ip))
+		fr->off = 0;
+}
+
+/* The first crash line only: a second is another thread's fault in a
+ * process already dying. */
+static void on_crash(struct gt_process *p, json_t *o)
+{
+	json_t *frames = json_object_get(o, GT_K_FRAMES), *fo, *v;
+	struct gt_crash *c;
+	size_t i;
+
+	if (p->crash)
+		return;
+	c = p->crash = gt_xcalloc(1, sizeof(*c));
+	c->signal = int_of(o, GT_K_SIGNAL);
+	c->code = int_of(o, GT_K_CODE);
+	v = json_object_get(o, GT_K_ADDR);
+	c->has_addr = json_is_integer(v);
+	c->addr = (unsigned long long)json_integer_value(v);
+	v = json_object_get(o, GT_K_SENDER);
+	c->sender = json_is_integer(v) ? (long)json_integer_value(v) : -1;
+	c->truncated = json_is_true(json_object_get(o, GT_K_FRAMES_TRUNCATED));
+	c->unwind_stopped = json_is_string(json_object_get(o, GT_K_UNWIND));
+	c->t_us = time_of(o);
+	if (!json_is_array(frames) || !json_array_size(frames))
+		return;
+	c->frames = gt_xcalloc(json_array_size(frames), sizeof(*c->frames));
+	json_array_foreach(frames, i, fo)
+		if (json_is_object(fo))
+			read_frame(fo, &c->frames[c->nframes++]);
+}
+
 /* Written by the launcher after the process it started ended. */
 /* The end line: through exit(), or through _exit with its status. */
 static void on_end(struct gt_process *p, json_t *o)
@@ -721,6 +763,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	case GT_EV_REAPED: on_reaped(p, o); break;
 	case GT_EV_GLOBAL: on_global(p, o, rd); break;
 	case GT_EV_DEVICE: on_device(p, o); break;
+	case GT_EV_CRASH: on_crash(p, o); break;
 	case GT_EV_COUNT:
 		/* Unknown events are skipped: newer writers may add kinds. */
 		break;
@@ -873,6 +916,12 @@ void gt_process_free(struct gt_process *p)
 	for (i = 0; i < p->nalloc_fails; i++) {
 		free(p->alloc_fails[i].fn);
 		free(p->alloc_fails[i].status_name);
+	}
+	if (p->crash) {
+		for (i = 0; i < p->crash->nframes; i++)
+			free(p->crash->frames[i].path);
+		free(p->crash->frames);
+		free(p->crash);
 	}
 	for (i = 0; i < p->ndevices; i++)
 		free(p->devices[i].name);

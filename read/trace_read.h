@@ -98,6 +98,29 @@ struct gt_signal_sent {
 	int signal;
 };
 
+/* One frame of a crash's stack, innermost first: an offset into an object
+ * (the program itself when main), or an address no object held (known false). */
+struct gt_frame {
+	char *path;           /* NULL for the program and for no object */
+	bool main;
+	bool known;           /* an object held the address */
+	unsigned long long off; /* from the object's load base; the address when not known */
+};
+
+/* The fatal signal the preload half caught, and where (the "crash" line). */
+struct gt_crash {
+	int signal;
+	int code;             /* si_code: > 0 the kernel's (a fault), <= 0 sent */
+	bool has_addr;
+	unsigned long long addr; /* the faulting address */
+	long sender;          /* the pid that sent it, -1 when not said */
+	struct gt_frame *frames;
+	size_t nframes;
+	bool truncated;       /* deeper frames were left out */
+	bool unwind_stopped;  /* the unwinder faulted part-way: the stack is cut */
+	unsigned long long t_us;
+};
+
 struct gt_process {
 	char *file;
 	long pid, ppid;
@@ -132,6 +155,7 @@ struct gt_process {
 	unsigned long long failed_allocs;
 	bool partial;         /* a fixed table filled up: totals are lower bounds */
 	int fatal_signal;     /* the signal the preload half saw, 0 if none */
+	struct gt_crash *crash; /* the first crash line, NULL if none */
 	bool reaped;          /* the launcher saw it end (its direct child) */
 	int exit_status;      /* when reaped by exit */
 	int reaped_signal;    /* when reaped by a signal */

@@ -28,7 +28,8 @@
 	X(END, "end", "last line: the process exited through exit(), or _exit (via)")        \
 	X(REAPED, "reaped", "by the gputrace command: how the process it started ended") \
 	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds") \
-	X(DEVICE, "device", "a device's name or compute capability, as a call of the program answered it")
+	X(DEVICE, "device", "a device's name or compute capability, as a call of the program answered it") \
+	X(CRASH, "crash", "a fatal signal caught by the preload half: its code, address and stack frames")
 
 enum gt_event {
 #define GT_EVENT_ENUM(sym, name, doc) GT_EV_##sym,
@@ -193,6 +194,14 @@ enum gt_rule {
 #define GT_K_DEVICE "device"        /* device: the device index the call named */
 #define GT_K_CC_MAJOR "cc_major"    /* device: compute capability, major */
 #define GT_K_CC_MINOR "cc_minor"    /* device: compute capability, minor */
+#define GT_K_CODE "code"            /* crash: the signal's si_code (> 0: the kernel's, a fault) */
+#define GT_K_ADDR "addr"            /* crash: si_addr, the faulting address (SEGV, BUS, ILL, FPE) */
+#define GT_K_SENDER "sender"        /* crash: si_pid, when another process (or raise) sent it */
+#define GT_K_FRAMES "frames"        /* crash: the stack, innermost first: {path, off} */
+#define GT_K_OFF "off"              /* crash frame: the address minus the object's load base */
+#define GT_K_IP "ip"                /* crash frame: an address no loaded object holds (JIT code) */
+#define GT_K_FRAMES_TRUNCATED "frames_truncated" /* crash: deeper frames were left out */
+#define GT_K_UNWIND "unwind"        /* crash: "stopped" when the unwinder faulted part-way */
 /* The kinds of "note" line (their "what"). */
 #define GT_NOTE_QUERIES_BEGIN "gputrace_queries_begin"  /* gputrace's own version calls start */
 #define GT_NOTE_QUERIES_END "gputrace_queries_end"
