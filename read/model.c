@@ -12,6 +12,7 @@
 
 #include "common/trace_file.h"
 #include "host/elf_info.h"
+#include "read/crash_frames.h"
 #include "read/failed_load.h"
 
 void gt_format_cudart_version(long v, char *out, size_t cap)
@@ -700,12 +701,16 @@ bool gt_model_build(struct gt_process *p, struct gt_proc_model *m)
 	}
 	ending(m);
 	m->nfailed = gt_failed_loads_build(p, &m->failed);
+	m->nframes = gt_crash_frames_build(p, &m->frames);
+	for (i = 0; i < m->nframes; i++)
+		m->frames[i].lib = m->frames[i].obj ? gt_lib_of_object(m, m->frames[i].obj) : NULL;
 	return true;
 }
 
 void gt_model_free(struct gt_proc_model *m)
 {
 	gt_failed_loads_free(m->failed, m->nfailed);
+	free(m->frames);
 	free(m->copies);
 	free(m->libs);
 	memset(m, 0, sizeof(*m));

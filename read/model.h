@@ -14,6 +14,7 @@
 #include "read/trace_read.h"
 
 struct gt_failed_load;
+struct gt_crash_frame;
 
 /* One CUDA-family library in a process. */
 struct gt_lib {
@@ -68,6 +69,8 @@ struct gt_proc_model {
 	long stopped_by;               /* the traced process that sent the signal, else 0 */
 	struct gt_failed_load *failed; /* loads the loader undid (read/failed_load.h) */
 	size_t nfailed;
+	struct gt_crash_frame *frames; /* the crash's stack (read/crash_frames.h), innermost first */
+	size_t nframes;
 };
 
 bool gt_model_build(struct gt_process *p, struct gt_proc_model *m);

@@ -1,0 +1,56 @@
+/* A crash's stack in the report's terms (read/crash_frames.h): the host's
+ * files are read here, once, for the rules, which read nothing. */
+#include "read/crash_frames.h"
+
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "host/elf_symbol_at.h"
+
+/* The object of the trace at path, for its CUDA library model. */
+static const struct gt_object *object_at_path(const struct gt_process *p, const char *path)
+{
+	size_t i;
+
+	for (i = p->nobjects; i-- > 0;)
+		if (p->objects[i].path && strcmp(p->objects[i].path, path) == 0)
+			return &p->objects[i];
+	return NULL;
+}
+
+/* The interrupted frame's address is the faulting instruction's; a caller's
+ * is a return address, one past its call, which may be past the end of the
+ * function (a call of abort() is its last instruction): looked up one byte
+ * back. */
+static void describe_frame(const struct gt_process *p, const struct gt_frame *fr, bool caller,
+			   struct gt_crash_frame *cf)
+{
+	unsigned long long at = caller && fr->off ? fr->off - 1 : fr->off;
+
+	cf->frame = fr;
+	cf->path = fr->main ? p->exe : fr->path;
+	if (!cf->path)
+		return;
+	cf->obj = object_at_path(p, cf->path);
+	/* facts: the function at the frame's offset, from the file's symbol tables */
+	if (host_symbol_at(cf->path, at, cf->symbol, sizeof(cf->symbol), &cf->symbol_off))
+		cf->symbol_off += fr->off - at;
+	else
+		cf->symbol[0] = 0;
+	/* facts: the package that installed the frame's file (the lists are read once) */
+	cf->has_package = host_package_of(cf->path, &cf->package);
+}
+
+size_t gt_crash_frames_build(const struct gt_process *p, struct gt_crash_frame **out)
+{
+	const struct gt_crash *c = p->crash;
+	size_t i;
+
+	*out = NULL;
+	if (!c || !c->nframes)
+		return 0;
+	*out = gt_xcalloc(c->nframes, sizeof(**out));
+	for (i = 0; i < c->nframes; i++)
+		describe_frame(p, &c->frames[i], i > 0, &(*out)[i]);
+	return c->nframes;
+}
