@@ -3,6 +3,8 @@
  * truncated or hostile files give ok = false and a reason, never a crash. */
 #include "host/elf_info.h"
 
+#include "common/xalloc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -328,10 +330,57 @@ static bool append(char **buf, size_t *len, const char *s, size_t n)
 	return true;
 }
 
-/* One list element with its tokens replaced; NULL when ld.so would drop it
- * (an $ORIGIN it cannot know) or memory ran out. */
-static char *expand_element(const char *e, size_t elen, const char *origin)
+/* A path with "." and ".." folders taken out and a '/' at its end, as
+ * is_trusted_path_normalize compares it. */
+static char *normalized_dir(const char *path)
 {
+	char *out = gt_xmalloc(strlen(path) + 2), *w = out;
+	const char *p = path;
+
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if ((n == 1 && p[0] == '.') || n == 0) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (w > out && *--w != '/')
+				;
+		} else {
+			*w++ = '/';
+			memcpy(w, p, n);
+			w += n;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	*w++ = '/';
+	*w = 0;
+	return out;
+}
+
+static bool under_trusted(const char *path, const struct host_dst *dst)
+{
+	char *norm = normalized_dir(path);
+	bool ok = false;
+
+	for (size_t i = 0; i < dst->ntrusted && !ok; i++) {
+		size_t n = strlen(dst->trusted[i]);
+
+		ok = strncmp(norm, dst->trusted[i], n) == 0 &&
+		     (dst->trusted[i][n - 1] == '/' ? true : norm[n] == '/');
+	}
+	free(norm);
+	return ok;
+}
+
+/* One list element with its tokens replaced; NULL when ld.so would drop it
+ * (an $ORIGIN it cannot know or, in secure mode, may not use) or memory ran out. */
+static char *expand_element(const char *e, size_t elen, const char *origin, bool is_main_program,
+			    const struct host_dst *dst)
+{
+	bool check_trusted = false;
 	char *res = NULL;
 	size_t len = 0, i = 0, n;
 	bool okay = append(&res, &len, "", 0);
@@ -344,12 +393,18 @@ static char *expand_element(const char *e, size_t elen, const char *origin)
 			continue;
 		}
 		i++;
-		if ((n = dst_len(e + i, "ORIGIN")) != 0)
-			repl = origin;
-		else if ((n = dst_len(e + i, "PLATFORM")) != 0)
-			repl = platform_name();
-		else if ((n = dst_len(e + i, "LIB")) != 0)
+		if ((n = dst_len(e + i, "ORIGIN")) != 0) {
+			/* _dl_dst_substitute: in secure mode only "$ORIGIN" alone,
+			 * first in the element, followed by nothing or a '/' */
+			bool alone = i == 1 && (i + n == elen || e[i + n] == '/');
+
+			repl = dst->secure && !alone ? NULL : origin;
+			check_trusted = dst->secure && is_main_program;
+		} else if ((n = dst_len(e + i, "PLATFORM")) != 0) {
+			repl = dst->platform ? dst->platform : platform_name();
+		} else if ((n = dst_len(e + i, "LIB")) != 0) {
 			repl = GT_DST_LIB;
+		}
 		if (!n) {
 			okay = append(&res, &len, "$", 1);
 			continue;
@@ -357,6 +412,8 @@ static char *expand_element(const char *e, size_t elen, const char *origin)
 		okay = repl && append(&res, &len, repl, strlen(repl));
 		i += n;
 	}
+	if (okay && check_trusted && !under_trusted(res, dst))
+		okay = false;
 	if (!okay) {
 		free(res);
 		return NULL;
@@ -394,6 +451,13 @@ static bool already_listed(char **dirs, size_t n, const char *dir)
 size_t host_expand_search_path(const char *list, const char *object_path, bool is_main_program,
 			     char ***dirs)
 {
+	return host_expand_search_path_as(list, object_path, is_main_program, NULL, dirs);
+}
+
+size_t host_expand_search_path_as(const char *list, const char *object_path, bool is_main_program,
+				  const struct host_dst *dst, char ***dirs)
+{
+	static const struct host_dst kernel_values;
 	char *origin = origin_of(object_path, is_main_program), *dir, **grown;
 	const char *p = list, *end;
 	size_t n = 0;
@@ -405,7 +469,7 @@ size_t host_expand_search_path(const char *list, const char *object_path, bool i
 		end = strchr(p, ':');
 		if (!end)
 			end = p + strlen(p);
-		dir = expand_element(p, (size_t)(end - p), origin);
+		dir = expand_element(p, (size_t)(end - p), origin, is_main_program, dst ? dst : &kernel_values);
 		if (dir)
 			tidy_dir(&dir);
 		if (dir && !already_listed(*dirs, n, dir) &&

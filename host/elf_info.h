@@ -29,6 +29,21 @@ void host_elf_free(struct host_elf_info *info);
  * Returns the number of folders; *dirs is malloc'd (free with host_free_strings). */
 size_t host_expand_search_path(const char *list, const char *object_path, bool is_main_program,
 			     char ***dirs);
+
+/* What the loader puts for $PLATFORM, and whether it runs a set-user-ID or
+ * set-group-ID program (secure mode): then $ORIGIN counts only alone at the
+ * start of an element ("$ORIGIN" or "$ORIGIN/..."), and, for the program's
+ * own lists, only when the result lies under one of the trusted folders. */
+struct host_dst {
+	const char *platform;           /* NULL: the kernel's AT_PLATFORM */
+	bool secure;
+	const char *const *trusted;     /* the loader's default folders */
+	size_t ntrusted;
+};
+
+/* host_expand_search_path with the loader's values of dst (NULL: as above). */
+size_t host_expand_search_path_as(const char *list, const char *object_path, bool is_main_program,
+				  const struct host_dst *dst, char ***dirs);
 void host_free_strings(char **v, size_t n);
 
 #endif

@@ -29,6 +29,7 @@
 #define NEW_NLIBS_AT 20
 #define NEW_LEN_STRINGS_AT 24
 #define NEW_FLAGS_AT 28
+#define NEW_EXTENSION_AT 32
 #define NEW_HEADER 48
 #define NEW_ENTRY 24
 #define NEW_ENTRY_HWCAP_AT 16
@@ -43,6 +44,19 @@
 #else
 #define ENDIAN_HOST 3
 #endif
+
+/* The extension directory after the strings (dl-cache.h, glibc 2.33+):
+ * magic, count, then {tag, flags, offset, size}; offsets from the new header.
+ * The glibc-hwcaps section is an array of string offsets, one per subfolder. */
+#define EXT_MAGIC 0xeaa42174u
+#define EXT_TAG_GLIBC_HWCAPS 1
+#define EXT_HEADER 8
+#define EXT_SECTION 16
+#define MAX_HWCAPS_NAMES 64
+/* An entry for a glibc-hwcaps subfolder: bit 62 in the upper half (ISA level
+ * bits aside), the subfolder's index in the lower half. */
+#define HWCAP_EXTENSION_HIGH (1u << 30)
+#define HWCAP_ISA_LEVEL_MASK 0x3ffu
 
 /* glibc's elf/ldconfig.h: the loader on x86-64 takes only 64-bit libc6 entries. */
 #define FLAG_ELF_LIBC6 0x0003
@@ -117,8 +131,45 @@ static bool check_strings(const unsigned char *buf, const struct table *t, char 
 
 /* One allocation holds the entry array and a copy of the string table that
  * the entries point into: linear in the file's size whatever the offsets. */
+/* The glibc-hwcaps subfolder names the extension lists, as offsets into
+ * the string table (relative to strings_base); 0 names when there is none. */
+static size_t hwcaps_names(const unsigned char *buf, size_t len, size_t base, const struct table *t,
+			   uint32_t *names)
+{
+	size_t ext = get_u32(buf + base + NEW_EXTENSION_AT), count, i, n = 0;
+
+	if (!ext || ext > len - base || len - base - ext < EXT_HEADER ||
+	    get_u32(buf + base + ext) != EXT_MAGIC)
+		return 0;
+	count = get_u32(buf + base + ext + 4);
+	for (i = 0; i < count && (len - base - ext - EXT_HEADER) / EXT_SECTION > i; i++) {
+		const unsigned char *sec = buf + base + ext + EXT_HEADER + i * EXT_SECTION;
+		size_t off = get_u32(sec + 8), size = get_u32(sec + 12);
+
+		if (get_u32(sec) != EXT_TAG_GLIBC_HWCAPS || off > len - base || size > len - base - off)
+			continue;
+		for (n = 0; n < size / 4 && n < MAX_HWCAPS_NAMES; n++) {
+			names[n] = get_u32(buf + base + off + 4 * n);
+			if (!string_in_table(buf, t, names[n]))
+				names[n] = UINT32_MAX;
+		}
+		break;
+	}
+	return n;
+}
+
+static void mark_hwcaps(struct host_ldcache_entry *e, const char *strings, const uint32_t *names, size_t nnames)
+{
+	uint32_t high = (uint32_t)(e->hwcap >> 32), index = (uint32_t)e->hwcap;
+
+	if ((high & ~HWCAP_ISA_LEVEL_MASK) != HWCAP_EXTENSION_HIGH || index >= nnames || names[index] == UINT32_MAX)
+		return;
+	e->hwcaps = strings + names[index];
+	e->isa_level = high & HWCAP_ISA_LEVEL_MASK;
+}
+
 static bool copy_table(const unsigned char *buf, const struct table *t, bool new_format,
-		       struct host_ldcache *out, char *err, size_t errcap)
+		       struct host_ldcache *out, char *err, size_t errcap, const uint32_t *names, size_t nnames)
 {
 	size_t array = t->n * sizeof(struct host_ldcache_entry);
 	size_t table = t->strings_end - t->strings_base;
@@ -141,6 +192,10 @@ static bool copy_table(const unsigned char *buf, const struct table *t, bool new
 		entries[i].hwcap = new_format ? get_u64(e + NEW_ENTRY_HWCAP_AT) : 0;
 		entries[i].name = strings + get_u32(e + 4);
 		entries[i].path = strings + get_u32(e + 8);
+		entries[i].hwcaps = NULL;
+		entries[i].isa_level = 0;
+		if (new_format)
+			mark_hwcaps(&entries[i], strings, names, nnames);
 	}
 	out->entries = entries;
 	out->n = t->n;
@@ -185,7 +240,12 @@ static bool parse_new(const unsigned char *buf, size_t len, size_t base, struct 
 		return false;
 	}
 	t.strings_end += len_strings;
-	return copy_table(buf, &t, true, out, err, errcap);
+	{
+		uint32_t names[MAX_HWCAPS_NAMES];
+		size_t nnames = hwcaps_names(buf, len, base, &t, names);
+
+		return copy_table(buf, &t, true, out, err, errcap, names, nnames);
+	}
 }
 
 /* The old format, or the new one where the old table is followed by it. */
@@ -217,7 +277,7 @@ static bool parse_old(const unsigned char *buf, size_t len, struct host_ldcache 
 	if (new_at <= len && len - new_at >= NEW_MAGIC_LEN &&
 	    !memcmp(buf + new_at, NEW_MAGIC, NEW_MAGIC_LEN))
 		return parse_new(buf, len, new_at, out, err, errcap);
-	return copy_table(buf, &t, false, out, err, errcap);
+	return copy_table(buf, &t, false, out, err, errcap, NULL, 0);
 }
 
 /* Whether all of a short buf is the beginning of magic. */
@@ -322,6 +382,56 @@ const struct host_ldcache_entry *host_ldcache_lookup(const struct host_ldcache *
 			return e;
 	}
 	return NULL;
+}
+
+/* The priority of an entry's glibc-hwcaps subfolder: 1 for the best this
+ * CPU takes, 0 when it takes none (or the file's ISA level is beyond it). */
+static size_t hwcaps_priority(const struct host_ldcache_entry *e, const char *const *hwcaps, size_t nhwcaps)
+{
+	char level[16];
+	size_t i, p = 0;
+
+	for (i = 0; i < nhwcaps && !p; i++)
+		if (strcmp(hwcaps[i], e->hwcaps) == 0)
+			p = i + 1;
+	if (!p || e->isa_level == 0)
+		return p;
+	/* x86: level n needs bit n of the CPU's ISA levels, i.e. x86-64-v(n+1) */
+	snprintf(level, sizeof(level), "x86-64-v%u", e->isa_level + 1);
+	for (i = 0; i < nhwcaps; i++)
+		if (strcmp(hwcaps[i], level) == 0)
+			return p;
+	return 0;
+}
+
+const struct host_ldcache_entry *host_ldcache_choose(const struct host_ldcache *c, const char *name,
+						    const char *const *hwcaps, size_t nhwcaps)
+{
+	const struct host_ldcache_entry *best = NULL;
+	size_t best_priority = 0;
+
+	for (size_t i = 0; c && name && i < c->n; i++) {
+		const struct host_ldcache_entry *e = &c->entries[i];
+		size_t p;
+
+		if (e->flags != (FLAG_ELF_LIBC6 | FLAG_X8664_LIB64) || strcmp(e->name, name))
+			continue;
+		if (!e->hwcaps) {
+			/* the hwcaps entries come first: a plain one ends the choice; legacy
+			 * hwcap bits other than "tls" belong to subfolders glibc 2.37 dropped */
+			if (best)
+				break;
+			if (e->hwcap & ~(1ULL << 63))
+				continue;
+			return e;
+		}
+		p = hwcaps_priority(e, hwcaps, nhwcaps);
+		if (p && (!best || p < best_priority)) {
+			best = e;
+			best_priority = p;
+		}
+	}
+	return best;
 }
 
 void host_ldcache_free(struct host_ldcache *c)

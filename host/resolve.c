@@ -16,15 +16,14 @@
 
 #include "common/xalloc.h"
 #include "host/elf_info.h"
+#include "host/elf_load.h"
 
 extern char **environ;
 
 #if defined(__x86_64__)
 #define LDSO_PATH "/lib64/ld-linux-x86-64.so.2"
-#define HOST_MACHINE EM_X86_64
 #elif defined(__aarch64__)
 #define LDSO_PATH "/lib/ld-linux-aarch64.so.1"
-#define HOST_MACHINE EM_AARCH64
 #else
 #error "resolve.c models the 64-bit x86-64 (or aarch64) loader only"
 #endif
@@ -141,10 +140,16 @@ static enum help_section section_of(const char *line, enum help_section cur)
 	return SEC_OTHER;
 }
 
+/* What ld.so --help says, as lists. */
+struct help {
+	struct str_vec subdirs, defaults, hwcaps;
+	char *platform;
+};
+
 /* One indented line of a section: "  NAME (notes)" or "  NAME". */
-static void take_line(char *line, enum help_section sec, struct str_vec *subdirs, struct str_vec *defaults,
-		      char **legacy, size_t *nlegacy)
+static void take_line(char *line, enum help_section sec, struct help *h, char **legacy, size_t *nlegacy)
 {
+	struct str_vec *subdirs = &h->subdirs, *defaults = &h->defaults;
 	char *name = line + 2, *notes = strstr(name, " (");
 	bool searched = notes && strstr(notes, "searched");
 
@@ -156,8 +161,11 @@ static void take_line(char *line, enum help_section sec, struct str_vec *subdirs
 	}
 	if (sec == SEC_HWCAPS && searched) {
 		vec_push_unique(subdirs, gt_xasprintf("glibc-hwcaps/%s", name));
+		vec_push_unique(&h->hwcaps, gt_xstrdup(name));
 		return;
 	}
+	if (sec == SEC_LEGACY && notes && strstr(notes, "AT_PLATFORM") && !h->platform)
+		h->platform = gt_xstrdup(name);
 	if (sec != SEC_LEGACY || !searched || *nlegacy >= MAX_LEGACY_PARTS)
 		return;
 	/* path order: tls, then AT_PLATFORM, then the hwcap names as printed */
@@ -175,7 +183,7 @@ static void take_line(char *line, enum help_section sec, struct str_vec *subdirs
 	(*nlegacy)++;
 }
 
-static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec *defaults)
+static bool parse_ldso_help(char *text, struct help *h)
 {
 	enum help_section sec = SEC_OTHER;
 	char *legacy[MAX_LEGACY_PARTS], *line, *save = NULL;
@@ -184,11 +192,11 @@ static bool parse_ldso_help(char *text, struct str_vec *subdirs, struct str_vec 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		sec = section_of(line, sec);
 		if (strncmp(line, "  ", 2) == 0)
-			take_line(line, sec, subdirs, defaults, legacy, &nlegacy);
+			take_line(line, sec, h, legacy, &nlegacy);
 	}
-	add_legacy_combinations(subdirs, legacy, nlegacy);
-	vec_push_unique(subdirs, gt_xstrdup(""));
-	return defaults->n > 0;
+	add_legacy_combinations(&h->subdirs, legacy, nlegacy);
+	vec_push_unique(&h->subdirs, gt_xstrdup(""));
+	return h->defaults.n > 0;
 }
 
 static struct host_loader_dirs host_dirs;
@@ -201,20 +209,29 @@ static void free_vec(struct str_vec *s)
 	s->n = 0;
 }
 
+static const char *const builtin_hwcaps[] = { "x86-64-v3", "x86-64-v2" };
+
 static void init_host_dirs(void)
 {
-	struct str_vec subdirs = { 0 }, defaults = { 0 };
+	struct help h = { 0 };
 	char *text = run_ldso_help();
 
-	if (text && parse_ldso_help(text, &subdirs, &defaults)) {
-		host_dirs.subdirs = (const char *const *)subdirs.v;
-		host_dirs.nsubdirs = subdirs.n;
-		host_dirs.defaults = (const char *const *)defaults.v;
-		host_dirs.ndefaults = defaults.n;
+	if (text && parse_ldso_help(text, &h)) {
+		host_dirs.subdirs = (const char *const *)h.subdirs.v;
+		host_dirs.nsubdirs = h.subdirs.n;
+		host_dirs.defaults = (const char *const *)h.defaults.v;
+		host_dirs.ndefaults = h.defaults.n;
+		host_dirs.hwcaps = (const char *const *)h.hwcaps.v;
+		host_dirs.nhwcaps = h.hwcaps.n;
+		host_dirs.platform = h.platform;
 		host_dirs.from_ldso = true;
 	} else {
-		free_vec(&subdirs);
-		free_vec(&defaults);
+		free_vec(&h.subdirs);
+		free_vec(&h.defaults);
+		free_vec(&h.hwcaps);
+		free(h.platform);
+		host_dirs.hwcaps = builtin_hwcaps;
+		host_dirs.nhwcaps = sizeof(builtin_hwcaps) / sizeof(builtin_hwcaps[0]);
 		host_dirs.subdirs = builtin_subdirs;
 		host_dirs.nsubdirs = sizeof(builtin_subdirs) / sizeof(builtin_subdirs[0]);
 		host_dirs.defaults = builtin_defaults;
@@ -229,79 +246,20 @@ const struct host_loader_dirs *host_loader_dirs(void)
 	return &host_dirs;
 }
 
-/* ---- one candidate file, as open_verify sees it ---- */
+/* ---- one candidate file: host/elf_load.c judges it as the loader does ---- */
 
-enum verdict {
-	V_ABSENT,     /* nothing there (or not readable): the loader goes on */
-	V_SKIPPED,    /* an ELF file for another class or machine: the loader goes on */
-	V_ENDS_LIST,  /* open failed otherwise (ELOOP ...): the rest of this folder list is skipped */
-	V_FATAL,      /* not a loadable ELF file: the loader gives up with an error */
-	V_USABLE,
-};
-
-static enum verdict judge_header(const Elf64_Ehdr *eh, const char **reason)
-{
-	static const unsigned char pad[EI_NIDENT - EI_PAD];
-	unsigned char osabi = eh->e_ident[EI_OSABI], abiv = eh->e_ident[EI_ABIVERSION];
-
-	*reason = NULL;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		*reason = "invalid ELF header";
-	else if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return V_SKIPPED;
-	else if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		*reason = "ELF file data encoding not little-endian";
-	else if (eh->e_ident[EI_VERSION] != EV_CURRENT)
-		*reason = "ELF file version ident does not match current one";
-	else if (osabi != ELFOSABI_SYSV && osabi != ELFOSABI_GNU)
-		*reason = "ELF file OS ABI invalid";
-	else if (abiv != 0 && (osabi != ELFOSABI_GNU || abiv > 3))  /* 3: glibc 2.36's LIBC_ABI_MAX - 1, about */
-		*reason = "ELF file ABI version invalid";
-	else if (memcmp(eh->e_ident + EI_PAD, pad, sizeof(pad)) != 0)
-		*reason = "nonzero padding in e_ident";
-	else if (eh->e_version != EV_CURRENT)
-		*reason = "ELF file version does not match current one";
-	else if (eh->e_machine != HOST_MACHINE)
-		return V_SKIPPED;
-	else if (eh->e_type != ET_DYN && eh->e_type != ET_EXEC)
-		*reason = "only ET_DYN and ET_EXEC can be loaded";
-	else if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		*reason = "ELF file's phentsize not the expected size";
-	return *reason ? V_FATAL : V_USABLE;
-}
-
-static enum verdict judge(const char *path, struct stat *st, const char **reason)
-{
-	Elf64_Ehdr eh;
-	enum verdict v;
-	ssize_t n;
-	int fd;
-
-	*reason = NULL;
-	memset(st, 0, sizeof(*st));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == EACCES)
-			stat(path, st);
-		return errno == ENOENT || errno == EACCES || errno == ENOTDIR ? V_ABSENT : V_ENDS_LIST;
-	}
-	fstat(fd, st);
-	n = pread(fd, &eh, sizeof(eh), 0);
-	if (n < (ssize_t)sizeof(eh)) {
-		*reason = n < 0 ? "cannot read file data" : "file too short";
-		v = V_FATAL;
-	} else {
-		v = judge_header(&eh, reason);
-	}
-	close(fd);
-	return v;
-}
+typedef enum host_load_verdict verdict_t;
+#define V_ABSENT HOST_LOAD_ABSENT
+#define V_SKIPPED HOST_LOAD_SKIPPED
+#define V_ENDS_LIST HOST_LOAD_ENDS_LIST
+#define V_FATAL HOST_LOAD_FATAL
+#define V_USABLE HOST_LOAD_USABLE
 
 /* ---- the search ---- */
 
 struct tried {
 	struct host_candidate c;
-	enum verdict v;
+	verdict_t v;
 	dev_t dev;
 	ino_t ino;
 };
@@ -309,6 +267,8 @@ struct tried {
 struct search {
 	const char *name;
 	const struct host_loader_dirs *dirs;
+	struct host_dst dst;
+	bool winner_only;
 	struct tried *t;
 	size_t n;
 	long stop;               /* the first usable or fatal candidate, -1 */
@@ -323,29 +283,35 @@ static bool already_tried(const struct search *s, const char *path)
 	return false;
 }
 
-/* Takes path. A path tried before gives the same answer again: listed once. */
-static void try_path(struct search *s, char *path, enum gt_rule rule, enum verdict *v)
+/* The search is over: the loader took a file or gave up. */
+static bool done(const struct search *s)
 {
-	const char *reason;
+	return s->winner_only && s->stop >= 0;
+}
+
+/* Takes path. A path tried before gives the same answer again: listed once. */
+static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t *v)
+{
+	struct host_elf_load l;
 	struct tried *t;
-	struct stat st;
 
 	*v = V_ABSENT;
-	if (already_tried(s, path)) {
+	if (done(s) || already_tried(s, path)) {
 		free(path);
 		return;
 	}
 	s->t = gt_xrealloc(s->t, (s->n + 1) * sizeof(*s->t));
 	t = &s->t[s->n];
-	*v = judge(path, &st, &reason);
-	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = st.st_ino != 0,
-				    .usable = *v == V_USABLE },
-			     .v = *v, .dev = st.st_dev, .ino = st.st_ino };
+	host_elf_load_read(path, false, &l);
+	*v = l.verdict;
+	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = l.exists, .usable = *v == V_USABLE },
+			     .v = *v, .dev = l.dev, .ino = l.ino };
 	if (s->stop < 0 && (*v == V_USABLE || *v == V_FATAL)) {
 		s->stop = (long)s->n;
-		s->stop_reason = reason;
+		s->stop_reason = l.reason;
 	}
 	s->n++;
+	host_elf_load_free(&l);
 }
 
 static char *join_path(const char *dir, const char *sub, const char *name)
@@ -360,7 +326,7 @@ static char *join_path(const char *dir, const char *sub, const char *name)
  * leave the rest of its list (an odd error on the folder itself). */
 static bool try_folder(struct search *s, const char *dir, enum gt_rule rule)
 {
-	enum verdict v = V_ABSENT;
+	verdict_t v = V_ABSENT;
 
 	for (size_t i = 0; i < s->dirs->nsubdirs; i++)
 		try_path(s, join_path(dir, s->dirs->subdirs[i], s->name), rule, &v);
@@ -379,7 +345,7 @@ static void try_search_path(struct search *s, const char *list, const char *obje
 			    enum gt_rule rule)
 {
 	char **dirs = NULL;
-	size_t n = host_expand_search_path(list, object, is_main, &dirs);
+	size_t n = host_expand_search_path_as(list, object, is_main, &s->dst, &dirs);
 
 	try_list(s, dirs, n, rule);
 	host_free_strings(dirs, n);
@@ -387,17 +353,11 @@ static void try_search_path(struct search *s, const char *list, const char *obje
 
 /* DT_RPATH of the requester, then of each object that loaded it, up to the
  * main program. An object with DT_RUNPATH has no DT_RPATH to ld.so. */
-static void try_rpaths(struct search *s, const char *requester, const char *const *loaders, size_t nloaders)
+static void try_rpaths(struct search *s, const struct host_search_object *chain, size_t nchain)
 {
-	for (size_t i = 0; i <= nloaders; i++) {
-		const char *obj = i == 0 ? requester : loaders[i - 1];
-		struct host_elf_info info;
-
-		if (obj && host_elf_read(obj, &info) && info.rpath && !info.runpath)
-			try_search_path(s, info.rpath, obj, i == nloaders, GT_RULE_RPATH);
-		if (obj)
-			host_elf_free(&info);
-	}
+	for (size_t i = 0; i < nchain; i++)
+		if (chain[i].rpath)
+			try_search_path(s, chain[i].rpath, chain[i].path, chain[i].is_main, GT_RULE_RPATH);
 }
 
 /* LD_LIBRARY_PATH: ':' or ';' between folders, $ORIGIN of the main program. */
@@ -411,54 +371,66 @@ static void try_ld_library_path(struct search *s, const char *llp, const char *m
 	free(list);
 }
 
-static void try_cache_and_defaults(struct search *s, const struct host_ldcache *cache)
+static bool in_default_folder(const struct search *s, const char *path)
 {
-	const struct host_ldcache_entry *e = cache ? host_ldcache_lookup(cache, s->name) : NULL;
-	enum verdict v;
+	for (size_t i = 0; i < s->dirs->ndefaults; i++) {
+		size_t n = strlen(s->dirs->defaults[i]);
 
-	if (e)
+		if (strncmp(path, s->dirs->defaults[i], n) == 0 && path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* The cache's entry (the best glibc-hwcaps one this CPU takes) and the
+ * default folders; an object marked DF_1_NODEFLIB takes neither from the
+ * default folders. */
+static void try_cache_and_defaults(struct search *s, const struct host_ldcache *cache, bool nodeflib)
+{
+	const struct host_ldcache_entry *e = cache ? host_ldcache_choose(cache, s->name, s->dirs->hwcaps,
+									s->dirs->nhwcaps) : NULL;
+	verdict_t v;
+
+	if (e && !(nodeflib && in_default_folder(s, e->path)))
 		try_path(s, gt_xstrdup(e->path), GT_RULE_LD_SO_CACHE, &v);
-	try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, GT_RULE_DEFAULT);
+	if (!nodeflib)
+		try_list(s, (char *const *)s->dirs->defaults, s->dirs->ndefaults, GT_RULE_DEFAULT);
 }
 
 /* A name with a slash is opened as it is, after $ORIGIN & co. are expanded. */
-static void try_absolute(struct search *s, const char *requester, bool requester_is_main)
+static void try_absolute(struct search *s, const struct host_search_object *requester)
 {
 	char **dirs = NULL, *path;
 	size_t n = 0;
-	enum verdict v;
+	verdict_t v;
 
 	if (strchr(s->name, '$'))
-		n = host_expand_search_path(s->name, requester, requester_is_main, &dirs);
+		n = host_expand_search_path_as(s->name, requester ? requester->path : NULL,
+					       requester && requester->is_main, &s->dst, &dirs);
 	path = gt_xstrdup(n == 1 ? dirs[0] : s->name);
 	host_free_strings(dirs, n);
 	try_path(s, path, GT_RULE_ABSOLUTE, &v);
 }
 
-/* Every candidate, in order, past the winner too (for the shadowed copies). */
-static void search_all(struct search *s, const char *requester, const char *const *loaders, size_t nloaders,
+/* Every candidate, in order, past the winner too (for the shadowed copies)
+ * unless env->winner_only. */
+static void search_all(struct search *s, const struct host_search_object *chain, size_t nchain,
 		       const struct host_resolve_env *env)
 {
-	const char *main_program = nloaders ? loaders[nloaders - 1] : requester;
-	struct host_elf_info info;
-	char *runpath = NULL;
+	const struct host_search_object *requester = nchain ? &chain[0] : NULL;
+	const char *main_program = nchain ? chain[nchain - 1].path : NULL;
 
 	if (strchr(s->name, '/')) {
-		try_absolute(s, requester, nloaders == 0);
+		try_absolute(s, requester);
 		return;
 	}
-	if (requester && host_elf_read(requester, &info) && info.runpath)
-		runpath = gt_xstrdup(info.runpath);
-	if (requester)
-		host_elf_free(&info);
-	if (!runpath)
-		try_rpaths(s, requester, loaders, nloaders);
+	if (!requester || !requester->runpath)
+		try_rpaths(s, chain, nchain);
 	if (env->ld_library_path && *env->ld_library_path && !env->secure)
 		try_ld_library_path(s, env->ld_library_path, main_program);
-	if (runpath)
-		try_search_path(s, runpath, requester, nloaders == 0, GT_RULE_RUNPATH);
-	try_cache_and_defaults(s, env->cache);
-	free(runpath);
+	if (requester && requester->runpath)
+		try_search_path(s, requester->runpath, requester->path, requester->is_main, GT_RULE_RUNPATH);
+	try_cache_and_defaults(s, env->cache, requester && requester->nodeflib);
 }
 
 static bool same_file(const struct tried *a, const struct tried *b)
@@ -504,8 +476,8 @@ static void finish(struct search *s, struct host_resolution *out)
 	s->n = 0;
 }
 
-void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
-		  const struct host_resolve_env *env, struct host_resolution *out)
+void host_resolve_chain(const char *name, const struct host_search_object *chain, size_t nchain,
+			const struct host_resolve_env *env, struct host_resolution *out)
 {
 	static const struct host_resolve_env no_env;
 	struct search s = { .name = name, .stop = -1 };
@@ -515,10 +487,42 @@ void host_resolve(const char *name, const char *requester, const char *const *lo
 	if (!env)
 		env = &no_env;
 	s.dirs = env->dirs ? env->dirs : host_loader_dirs();
+	s.dst = (struct host_dst){ .platform = s.dirs->platform, .secure = env->secure,
+				   .trusted = s.dirs->defaults, .ntrusted = s.dirs->ndefaults };
+	s.winner_only = env->winner_only;
 	out->name = gt_xstrdup(name);
-	out->requester = gt_xstrdup(requester);
-	search_all(&s, requester, loaders, nloaders, env);
+	out->requester = gt_xstrdup(nchain ? chain[0].path : "");
+	search_all(&s, chain, nchain, env);
 	finish(&s, out);
+}
+
+void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
+		  const struct host_resolve_env *env, struct host_resolution *out)
+{
+	struct host_search_object *chain = gt_xcalloc(nloaders + 1, sizeof(*chain));
+	struct host_elf_load *loads = gt_xcalloc(nloaders + 1, sizeof(*loads));
+	size_t n = 0;
+
+	for (size_t i = 0; i <= nloaders; i++) {
+		const char *obj = i == 0 ? requester : loaders[i - 1];
+
+		if (!obj)
+			continue;
+		host_elf_load_program(obj, &loads[n]);
+		chain[n] = (struct host_search_object){ .path = obj, .rpath = loads[n].rpath,
+							 .runpath = loads[n].runpath, .is_main = i == nloaders,
+							 .nodeflib = (loads[n].flags_1 & DF_1_NODEFLIB) != 0 };
+		n++;
+	}
+	host_resolve_chain(name, chain, n, env, out);
+	if (!requester) {
+		free(out->requester);
+		out->requester = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		host_elf_load_free(&loads[i]);
+	free(loads);
+	free(chain);
 }
 
 void host_resolution_free(struct host_resolution *r)

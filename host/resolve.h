@@ -3,7 +3,9 @@
  * that produced it, and the one that wins. Follows glibc 2.36 on x86-64:
  * DT_RPATH (of the requester and its loaders, unless the requester has
  * DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, ld.so.cache, the default folders,
- * each with the glibc-hwcaps and legacy platform subfolders the loader tries. */
+ * each with the glibc-hwcaps and legacy platform subfolders the loader tries.
+ * One search for one name: which names are already loaded, and the order of
+ * the searches, are host/scan_for.c's. */
 #ifndef GPUTRACE_RESOLVE_H
 #define GPUTRACE_RESOLVE_H
 
@@ -41,13 +43,30 @@ struct host_loader_dirs {
 	const char *const *defaults;
 	size_t ndefaults;
 	bool from_ldso;                /* read from `ld.so --help`; false: the built-in list */
+	const char *platform;          /* the loader's AT_PLATFORM ($PLATFORM: "haswell" on many
+					* x86-64 CPUs, where the kernel says "x86_64"); NULL: not known */
+	const char *const *hwcaps;     /* the glibc-hwcaps subfolders this CPU takes, best first
+					* ("x86-64-v3", ...), for the choice among ld.so.cache's entries */
+	size_t nhwcaps;
 };
 
 struct host_resolve_env {
 	const char *ld_library_path;   /* NULL: not set */
 	const struct host_ldcache *cache;  /* NULL: no cache */
-	bool secure;                   /* set-user-ID: LD_LIBRARY_PATH ignored */
+	bool secure;                   /* a set-user-ID or set-group-ID program (secure mode):
+					* LD_LIBRARY_PATH ignored, $ORIGIN only alone and, in the
+					* program's own lists, only under the trusted folders */
 	const struct host_loader_dirs *dirs;  /* NULL: this host's, host_loader_dirs() */
+	bool winner_only;              /* stop at the winner: no shadowed copies (faster) */
+};
+
+/* One object of the RPATH chain as the loader holds it, read once. */
+struct host_search_object {
+	const char *path;              /* as it was opened: its folder is $ORIGIN */
+	const char *rpath;             /* DT_RPATH, NULL when none or when it has DT_RUNPATH */
+	const char *runpath;           /* DT_RUNPATH */
+	bool is_main;                  /* the program ($ORIGIN: its real folder) */
+	bool nodeflib;                 /* DF_1_NODEFLIB: no cache entry or default folder */
 };
 
 /* This host's subfolders and default folders, read once from `ld.so --help`
@@ -60,11 +79,15 @@ const struct host_loader_dirs *host_loader_dirs(void);
  * the RPATH chain) are loaders[0..nloaders), the main program last; with
  * nloaders 0 the requester is the main program. env may be NULL. Candidates
  * are judged as open_verify does: other class or machine is skipped, a file
- * that is not a loadable ELF ends the search (stop_reason). Not modelled:
- * names already loaded, DF_1_NODEFLIB, $ORIGIN limits of set-user-ID programs.
+ * that is not a loadable ELF ends the search (stop_reason, in glibc's words).
+ * Names already loaded are the caller's (host/scan_for.c).
  * Allocation failure aborts (common/xalloc.h). */
 void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
 		  const struct host_resolve_env *env, struct host_resolution *out);
+/* The same search with the chain already read: chain[0] is the requester,
+ * then the object that loaded it, and so on up to the program (is_main). */
+void host_resolve_chain(const char *name, const struct host_search_object *chain, size_t nchain,
+			const struct host_resolve_env *env, struct host_resolution *out);
 void host_resolution_free(struct host_resolution *r);
 
 #endif

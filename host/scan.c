@@ -577,6 +577,12 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	read_kernel_driver(s);
 }
 
+void host_scan_cache_only(struct host_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	read_cache(s);
+}
+
 const char *host_where_label(const char *where)
 {
 	if (strcmp(where, HOST_WHERE_LD_SO_CACHE) == 0)

@@ -56,6 +56,8 @@ const char *host_where_label(const char *where);
 
 /* Scans the usual places (roots == NULL) or the given roots. */
 void host_scan_run(struct host_scan *s, char *const *roots, int nroots);
+/* Reads only the ld.so.cache (all that scan --for needs of the host). */
+void host_scan_cache_only(struct host_scan *s);
 void host_scan_free(struct host_scan *s);
 /* --ask: each file whose version stops short of X.Y.Z (and is not read from
  * the file itself) is asked through its own version function, in a child

@@ -9,34 +9,84 @@
 #include "render/render_scan.h"
 #include "render/printable.h"
 #include "common/trace_file.h"
+#include "common/family.h"
 
+/* Whether any object the program would load is a CUDA library. */
+static bool loads_cuda(const struct host_scan_for *fr)
+{
+	struct gt_family_info fi;
+
+	for (size_t i = 1; i < fr->nobjects; i++)
+		if (fr->objects[i].path && gt_classify(fr->objects[i].path, &fi))
+			return true;
+	return false;
+}
+
+static const char *how_name(enum host_for_how how)
+{
+	return how == HOST_FOR_PRELOAD ? "preload" : how == HOST_FOR_DLOPEN ? "dlopen" : "needed";
+}
+
+/* One line per search, indented by the requester's depth; names answered by
+ * an object already loaded are the loader's silence, and ours. */
 static void print_for(FILE *f, const struct host_scan_for *fr)
 {
 	size_t i, k;
 
-	if (!fr->n) {
-		fprintf(f, "%s needs no CUDA library: none of its DT_NEEDED, direct or through its "
-			"libraries, is one\n", gt_printable(fr->consumer));
-		return;
-	}
-	fprintf(f, "for %s, the loader would take:\n", gt_printable(fr->consumer));
+	if (fr->n)
+		fprintf(f, "for %s%s, the loader would take:\n", gt_printable(fr->consumer),
+			fr->secure ? " (set-user-ID or set-group-ID: secure mode)" : "");
 	for (i = 0; i < fr->n; i++) {
 		const struct host_scan_for_item *it = &fr->items[i];
 		const struct host_resolution *r = &it->res;
+		const char *tag = it->how == HOST_FOR_PRELOAD ? " (LD_PRELOAD)" : it->how == HOST_FOR_DLOPEN ? " (dlopen)" : "";
 
+		if (it->again)
+			continue;
 		if (r->winner < 0) {
 			/* cuDNN's longer names are expected to miss; say only the real misses */
-			if (!gt_scan_for_expected_miss(r))
-				fprintf(f, "%*s%s: NOT FOUND (%zu places tried)\n", 2 * it->depth + 2, "",
-					gt_printable(r->name), r->ncand);
+			if (r->stop_reason)
+				fprintf(f, "%*s%s%s: ERROR %s: %s\n", 2 * it->depth + 2, "", gt_printable(r->name), tag,
+					gt_printable(r->ncand ? r->cand[r->ncand - 1].path : r->name), r->stop_reason);
+			else if (!gt_scan_for_expected_miss(r))
+				fprintf(f, "%*s%s%s: NOT FOUND (%zu places tried)\n", 2 * it->depth + 2, "",
+					gt_printable(r->name), tag, r->ncand);
 			continue;
 		}
-		fprintf(f, "%*s%s -> %s [%s]\n", 2 * it->depth + 2, "", gt_printable(r->name),
-			gt_printable(r->cand[r->winner].path),
-			gt_rule_name(r->cand[r->winner].rule));
+		fprintf(f, "%*s%s -> %s [%s]%s\n", 2 * it->depth + 2, "", gt_printable(r->name),
+			gt_printable(r->cand[r->winner].path), gt_rule_name(r->cand[r->winner].rule), tag);
 		for (k = 0; k < r->nshadowed; k++)
 			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", gt_printable(r->shadowed[k]));
 	}
+	if (!loads_cuda(fr))
+		fprintf(f, "%s needs no CUDA library: none of the %zu objects it would load, direct or "
+			"through its libraries, is one\n", gt_printable(fr->consumer), fr->nobjects - 1);
+}
+
+/* The objects the loader would list at start (ld.so --list): each once, in
+ * its order, with the name it was first asked by. */
+static json_t *objects_json(const struct host_scan_for *fr)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 1; i < fr->nobjects; i++) {
+		const struct host_scan_for_object *o = &fr->objects[i];
+		json_t *x;
+
+		if (!o->listed)
+			continue;
+		x = json_object();
+		gt_evidence_str(x, "name", o->name);
+		json_object_set_new(x, "path", json_null());
+		gt_evidence_str(x, "path", o->path);
+		json_object_set_new(x, "requester", json_null());
+		if (o->loader >= 0)
+			gt_evidence_str(x, "requester", fr->objects[o->loader].path);
+		json_object_set_new(x, "how", json_string(how_name(o->how)));
+		json_object_set_new(x, "rtld", json_boolean(o->rtld));
+		json_array_append_new(arr, x);
+	}
+	return arr;
 }
 
 static json_t *for_json(const struct host_scan_for *fr)
@@ -45,17 +95,20 @@ static json_t *for_json(const struct host_scan_for *fr)
 	size_t i, k;
 
 	gt_evidence_str(o, "consumer", fr->consumer);
+	json_object_set_new(o, "secure", json_boolean(fr->secure));
 	for (i = 0; i < fr->n; i++) {
 		const struct host_resolution *r = &fr->items[i].res;
 		json_t *x = json_object(), *sh = json_array(), *tried = json_array();
 
 		gt_evidence_str(x, "name", r->name);
 		gt_evidence_str(x, "requester", r->requester);
+		json_object_set_new(x, "how", json_string(how_name(fr->items[i].how)));
 		json_object_set_new(x, "path", json_null());
 		if (r->winner >= 0) {
 			gt_evidence_str(x, "path", r->cand[r->winner].path);
 			json_object_set_new(x, "rule", json_string(gt_rule_name(r->cand[r->winner].rule)));
 		}
+		json_object_set_new(x, "error", r->stop_reason ? json_string(r->stop_reason) : json_null());
 		for (k = 0; k < r->ncand; k++) {
 			json_t *t = json_object();
 
@@ -70,6 +123,7 @@ static json_t *for_json(const struct host_scan_for *fr)
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "resolutions", arr);
+	json_object_set_new(o, "objects", objects_json(fr));
 	return o;
 }
 

@@ -511,18 +511,35 @@ void gt_scan_judge(const struct host_scan *s, struct gt_findings *out)
 	refused(s, out);
 }
 
-/* The predicted set of --for: the consumer and every winner, each once. */
+/* Whether an object of --for's graph is a CUDA library or needs one by name. */
+static bool touches_cuda(const struct host_scan_for_object *o)
+{
+	struct gt_family_info fi;
+
+	if (o->path && gt_classify(o->path, &fi))
+		return true;
+	for (size_t k = 0; k < o->elf.nneeded; k++)
+		if (gt_classify(o->elf.needed[k], &fi))
+			return true;
+	return false;
+}
+
+/* The predicted set of --for for the symbol check: the consumer, the CUDA
+ * libraries and the objects that need one, each once (the symbols of libc
+ * and the like cannot be missing from a CUDA provider, and reading them
+ * costs more than the whole walk). */
 static void predicted_scope(const struct host_scan_for *fr, struct gt_sym_scope *scope)
 {
 	size_t i;
 
+	for (i = 0; i < fr->nobjects && !touches_cuda(&fr->objects[i]); i++)
+		;
+	if (i == fr->nobjects)
+		return;
 	gt_sym_scope_add(scope, fr->consumer);
-	for (i = 0; i < fr->n; i++) {
-		const struct host_resolution *r = &fr->items[i].res;
-
-		if (r->winner >= 0)
-			gt_sym_scope_add(scope, r->cand[r->winner].path);
-	}
+	for (i = 1; i < fr->nobjects; i++)
+		if (fr->objects[i].path && !fr->objects[i].rtld && touches_cuda(&fr->objects[i]))
+			gt_sym_scope_add(scope, fr->objects[i].path);
 }
 
 static struct gt_finding *symbol_gap_finding(const struct gt_symbol_gap *g, size_t more, struct gt_findings *out)
@@ -583,7 +600,7 @@ static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *
 	size_t i, ngaps = 0;
 
 	predicted_scope(fr, &scope);
-	for (i = 0; i < scope.n; i++)
+	for (i = 0; i < scope.n && scope.n > 1; i++)
 		gt_symbol_gaps(&scope, i, &fr->env, &gaps, &ngaps);
 	/* One finding per consumer and provider: a stale provider lacks
 	 * hundreds of symbols, and that is one cause. */
@@ -707,10 +724,12 @@ static void tried_evidence(struct gt_finding *f, json_t *on, const struct host_r
 	json_object_set_new(on, "tried", tried);
 }
 
-/* A name the consumer needs that the loader would not find: the program (or
- * the runtime, for libcuda.so.1) fails to start or to reach the GPU, so the
- * verdict cannot be ok. cuDNN's sub-libraries are loaded when first used: a
- * warning. */
+/* A name the consumer needs, anywhere in what it loads, that the loader would
+ * not find (or would refuse, in its words): the program (or the runtime, for
+ * libcuda.so.1) fails to start or to reach the GPU, so the verdict cannot be
+ * ok. cuDNN's sub-libraries are loaded when first used, and a preload the
+ * loader cannot find is ignored with a message: warnings. A name missing for
+ * several requesters is one finding (the loader searches it once). */
 static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
 {
 	struct gt_finding *f;
@@ -718,23 +737,43 @@ static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
 	size_t i;
 
 	for (i = 0; i < fr->n; i++) {
-		const struct host_resolution *r = &fr->items[i].res;
+		const struct host_scan_for_item *it = &fr->items[i];
+		const struct host_resolution *r = &it->res;
 		bool driver = strcmp(r->name, "libcuda.so.1") == 0, sub = strncmp(r->name, "libcudnn_", 9) == 0;
+		bool preload = it->how == HOST_FOR_PRELOAD, warn = sub || preload;
+		const char *bad = r->stop_reason && r->ncand ? r->cand[r->ncand - 1].path : NULL;
 
-		if (r->winner >= 0 || gt_scan_for_expected_miss(r))
+		if (it->again || r->winner >= 0 || gt_scan_for_expected_miss(r))
 			continue;
-		f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, sub ? GT_SEV_WARNING : GT_SEV_ERROR, NULL,
-				   driver ? "Install the NVIDIA driver: libcuda.so.1 comes with it, never with the "
-					    "toolkit (in a container: docker run --gpus all)." :
-					    "Install the library, or add the folder that holds it to LD_LIBRARY_PATH "
-					    "for this program.",
-				   "for %s, %s is not found (%s %s%s; %zu places tried)", fr->consumer, r->name,
-				   driver ? "the CUDA runtime" : sub ? "cuDNN" : "needed by", r->requester,
-				   driver ? " loads it at start" : sub ? " loads it when used" : "", r->ncand);
+		if (bad)
+			f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, warn ? GT_SEV_WARNING : GT_SEV_ERROR, NULL,
+					   "Replace the broken file (reinstall the package that owns it), or put a "
+					   "good copy in a folder searched before it.",
+					   "for %s, %s (needed by %s) would stop the loader: %s: %s", fr->consumer,
+					   r->name, r->requester, bad, r->stop_reason);
+		else
+			f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, warn ? GT_SEV_WARNING : GT_SEV_ERROR, NULL,
+					   driver ? "Install the NVIDIA driver: libcuda.so.1 comes with it, never with the "
+						    "toolkit (in a container: docker run --gpus all)." :
+					   preload ? "Fix LD_PRELOAD: the loader ignores this name, with an error message." :
+						     "Install the library, or add the folder that holds it to LD_LIBRARY_PATH "
+						     "for this program.",
+					   "for %s, %s is not found (%s %s%s; %zu places tried)", fr->consumer, r->name,
+					   driver ? "the CUDA runtime" : sub ? "cuDNN" : preload ? "LD_PRELOAD of" : "needed by",
+					   r->requester, driver ? " loads it at start" : sub ? " loads it when used" : "",
+					   r->ncand);
 		e = gt_evidence_add(f, "%s is asked for by %s", r->name, r->requester);
 		gt_evidence_str(e, "name", r->name);
 		gt_evidence_str(e, "requester", r->requester);
+		if (bad)
+			gt_evidence_str(gt_evidence_add(f, "the loader's error: %s: %s", bad, r->stop_reason),
+					"error", r->stop_reason);
 		tried_evidence(f, e, r);
+		for (size_t k = i + 1; k < fr->n; k++)
+			if (fr->items[k].again && fr->items[k].object == it->object && fr->items[k].res.winner < 0)
+				gt_evidence_str(gt_evidence_add(f, "%s is asked for by %s too", r->name,
+								fr->items[k].res.requester),
+						"requester", fr->items[k].res.requester);
 	}
 }
 
