@@ -123,6 +123,8 @@ static void frame_copy(const struct gt_proc_model *m, const struct gt_crash_fram
 		snprintf(out, cap, "in %.*s%s", folder_len, cf->path ? cf->path : "", pkg);
 }
 
+/* role: "signal" (the C library's frame the signal came in), "crashed"
+ * (the frame the crash is said to be in) or "caller". */
 static json_t *frame_evidence(struct gt_finding *f, const struct gt_proc_model *m,
 			      const struct gt_crash_frame *cf, const char *role)
 {
@@ -131,7 +133,9 @@ static json_t *frame_evidence(struct gt_finding *f, const struct gt_proc_model *
 
 	frame_name(cf, name, sizeof(name));
 	frame_copy(m, cf, copy, sizeof(copy));
-	e = gt_evidence_add(f, "%s %s, %s", role, name, copy);
+	e = gt_evidence_add(f, "%s %s, %s",
+			    strcmp(role, "signal") == 0 ? "the signal came in" :
+			    strcmp(role, "crashed") == 0 ? "crashed in" : "called from", name, copy);
 	gt_evidence_str(e, "role", role);
 	gt_evidence_str(e, "path", cf->path);
 	gt_evidence_int(e, "offset", (long long)cf->frame->off);
@@ -159,7 +163,7 @@ static void add_callers(struct gt_finding *f, const struct gt_proc_model *m, siz
 		if ((cf->path && last && strcmp(cf->path, last) == 0) || (cf->path && is_runtime(cf->path)))
 			continue;
 		last = cf->path;
-		frame_evidence(f, m, cf, "called from");
+		frame_evidence(f, m, cf, "caller");
 		shown++;
 	}
 }
@@ -300,8 +304,8 @@ static void crashed_with_stack(const struct gt_proc_model *m, struct gt_findings
 			   where);
 	say_signal(f, c);
 	if (at > 0)
-		frame_evidence(f, m, &m->frames[0], "the signal came in");
-	frame_evidence(f, m, cf, "crashed in");
+		frame_evidence(f, m, &m->frames[0], "signal");
+	frame_evidence(f, m, cf, "crashed");
 	add_callers(f, m, at);
 	say_crossing(f, m, out);
 	failed = say_failed_load(f, m, out);
