@@ -767,7 +767,7 @@ static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
 		gt_evidence_str(e, "requester", r->requester);
 		if (bad)
 			gt_evidence_str(gt_evidence_add(f, "the loader's error: %s: %s", bad, r->stop_reason),
-					"error", r->stop_reason);
+					"reason", r->stop_reason);
 		tried_evidence(f, e, r);
 		for (size_t k = i + 1; k < fr->n; k++)
 			if (fr->items[k].again && fr->items[k].object == it->object && fr->items[k].res.winner < 0)
