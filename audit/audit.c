@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "audit/elf_peek.h"
+#include "audit/loaded_index.h"
 #include "common/export.h"
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
@@ -88,7 +89,7 @@ static void begin(struct jline *j, enum gt_event ev)
 	jl_begin(j, line_buf, sizeof(line_buf), gt_event_name(ev));
 	jl_uint(j, GT_K_TIME, gt_now_us());
 	if (ev == GT_EV_SEARCH || ev == GT_EV_CLOSE)
-		jl_int(j, GT_K_TID, gt_gettid());
+		jl_int(j, GT_K_TID, gt_trace_tid(&audit_trace));
 }
 
 /* Copies a NUL-terminated string into a fixed buffer, truncating; unlike
@@ -228,21 +229,10 @@ static enum gt_rule rule_of(unsigned int flag)
 
 /* A loaded object that is the same file as `path`, if any: the loader
  * recognises a file it already mapped by device and inode, and then maps
- * nothing and calls no la_objopen. */
+ * nothing and calls no la_objopen (audit/loaded_index.c keeps them). */
 static const struct link_map *loaded_as(const char *path, const struct link_map *any)
 {
-	struct stat want, have;
-	const struct link_map *m;
-
-	if (!any || stat(path, &want) != 0)
-		return NULL;
-	while (any->l_prev)
-		any = any->l_prev;
-	for (m = any; m; m = m->l_next)
-		if (m->l_name && m->l_name[0] == '/' && stat(m->l_name, &have) == 0 &&
-		    have.st_dev == want.st_dev && have.st_ino == want.st_ino)
-			return m;
-	return NULL;
+	return loaded_index_find(path, any);
 }
 
 static void add_tries(struct jline *j)
@@ -380,6 +370,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
 	if (!active)
 		goto out;
+	loaded_index_add(map, lmid);
 	hand_over_if_peer(map);
 	if (!trace_ready())
 		goto out;
@@ -418,6 +409,7 @@ GT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 
 	if (!active || !map)
 		return 0;
+	loaded_index_remove(map);
 	/* At exit the loader closes every object, the main program first; those
 	 * closes are the end of the process, not dlclose calls worth a line. */
 	if ((!map->l_name || !map->l_name[0]) && !exiting) {

@@ -32,6 +32,11 @@ $(BENCH)/load_many: bench/load_many.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl $(BENCH_LOAD_RUNPATH)
 
+# A dlopen of a file already loaded, with thousands loaded (issue 29).
+$(BENCH)/loaded_again: bench/loaded_again.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
+
 # The floor of bench/cost.py: an audit module that only returns its inputs.
 $(BENCH)/floor_audit.so: bench/floor_audit.c
 	@mkdir -p $(@D)
@@ -48,7 +53,7 @@ $(BENCH)/proc_loop: bench/proc_loop.c
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 .PHONY: bench bench-programs bench-malloc bench-load300 bench-torch bench-cost bench-clean bench-exec-fork
-bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many $(BENCH)/floor_audit.so $(BENCH)/cudnn_create \
+bench-programs: $(BENCH)/malloc_loop $(BENCH)/load_many $(BENCH)/loaded_again $(BENCH)/floor_audit.so $(BENCH)/cudnn_create \
 	$(BENCH)/proc_loop
 
 bench: bench-malloc bench-load300

@@ -21,25 +21,7 @@ LIBS=$BUILD/bench/load300
 $MAKE -s BUILD="$BUILD" all >/dev/null
 $MAKE -s -f Makefile -f bench/bench.mk BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
 
-# The generator: libbench300_NNN.so defines bench300_fn_NNN(x) = x + NNN.
-if [ ! -e "$LIBS/.done.$COUNT" ]; then
-	rm -rf "$LIBS"
-	mkdir -p "$LIBS/src"
-	i=0
-	while [ $i -lt "$COUNT" ]; do
-		n=$(printf '%03d' $i)
-		printf 'int bench300_fn_%s(int x);\nint bench300_fn_%s(int x) { return x + %d; }\n' \
-			"$n" "$n" $i >"$LIBS/src/libbench300_$n.c"
-		i=$((i + 1))
-	done
-	CC=${CC:-cc}
-	export CC LIBS
-	ls "$LIBS/src" | sed 's/\.c$//' | xargs -P "$(nproc)" -n 16 sh -c '
-		for b; do
-			$CC -O2 -fPIC -shared -Wl,-soname,$b.so -o "$LIBS/$b.so" "$LIBS/src/$b.c" || exit 1
-		done' sh
-	touch "$LIBS/.done.$COUNT"
-fi
+LIBS="$LIBS" COUNT="$COUNT" sh bench/gen_load_libs.sh
 
 echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
 "$PYTHON" bench/paired.py --metric wall --rounds "$R" --gputrace "$GPUTRACE" ${V:+-v} --decompose --same-output \

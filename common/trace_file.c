@@ -44,6 +44,29 @@ pid_t gt_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* gettid is a system call, and the loader's searches put the thread on a
+ * line once per library: each thread asks once. A fork child's thread has a
+ * new id and the parent's cache: the cache holds the sink's generation too,
+ * which the child's own file bumps before its first line (after exec the
+ * cache starts empty). */
+static __thread struct {
+	pid_t tid;
+	unsigned generation;
+} tid_cache;
+
+pid_t gt_trace_tid(const struct gt_trace *t)
+{
+	unsigned gen = t->sink ? __atomic_load_n(&t->sink->generation, __ATOMIC_ACQUIRE) : 0;
+
+	if (!gen)
+		return gt_gettid();
+	if (tid_cache.generation != gen || !tid_cache.tid) {
+		tid_cache.tid = gt_gettid();
+		tid_cache.generation = gen;
+	}
+	return tid_cache.tid;
+}
+
 bool gt_disabled(void)
 {
 	const char *d = getenv(GT_DISABLE_VAR);

@@ -57,6 +57,9 @@ void gt_trace_finish(struct gt_trace *t);
 
 /* Helpers shared with the rest of the library (and gt_now_us, trace_sink.h's). */
 pid_t gt_gettid(void);
+/* The calling thread's id for a line of t's file, without a system call
+ * after the thread's first (cached per thread, renewed in a fork child). */
+pid_t gt_trace_tid(const struct gt_trace *t);
 bool gt_disabled(void);
 /* The host part of trace file names: $GPUTRACE_HOST, else the node name. */
 void gt_host_name(char *out, size_t cap);

@@ -142,7 +142,7 @@ static void write_call(enum gt_hooked_fn fn, int status, const void *real, const
 		return;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_CALL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_int(&j, GT_K_TID, gt_trace_tid(&preload_trace));
 	jl_str(&j, GT_K_FN, gt_hooked_name(fn));
 	jl_int(&j, GT_K_STATUS, status);
 	jl_str(&j, GT_K_STATUS_NAME, preload_status_name(fn, status));
@@ -224,7 +224,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 		goto out;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_ALLOC_FAIL));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_int(&j, GT_K_TID, gt_trace_tid(&preload_trace));
 	jl_str(&j, GT_K_FN, gt_hooked_name(fn));
 	jl_uint(&j, GT_K_SIZE, size);
 	jl_int(&j, GT_K_STATUS, status);

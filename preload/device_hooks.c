@@ -58,7 +58,7 @@ static void write_device(enum gt_hooked_fn fn, int device, const char *name, int
 		goto out;
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_DEVICE));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
-	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_int(&j, GT_K_TID, gt_trace_tid(&preload_trace));
 	jl_str(&j, GT_K_FN, gt_hooked_name(fn));
 	jl_int(&j, GT_K_DEVICE, device);
 	if (name)

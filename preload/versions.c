@@ -147,7 +147,7 @@ static void note_queries(const char *what)
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_NOTE));
 	jl_uint(&j, GT_K_TIME, gt_now_us());
 	jl_str(&j, GT_K_WHAT, what);
-	jl_int(&j, GT_K_TID, gt_gettid());
+	jl_int(&j, GT_K_TID, gt_trace_tid(&preload_trace));
 	preload_write(buf, jl_end(&j));
 }
 
