@@ -42,7 +42,7 @@ COMMON_SRC := $(wildcard common/*.c)
 LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
-.PHONY: all asan cases check test check-fresh check-slurm clean doctor deps install uninstall deb report-picture
+.PHONY: all asan cases check test check-fresh check-slurm clean difftest doctor deps install uninstall deb report-picture
 all: $(BUILD)/libgputrace.so $(BUILD)/gputrace $(BUILD)/gputrace-probe $(BUILD)/torch_doctor.py
 
 # The framework checks' script sits next to the command in the build tree,
@@ -273,6 +273,16 @@ CHECK_SAN ?= $(SAN_FLAGS)
 check:
 	$(PYTHON) tools/check-layers.py
 	$(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" test
+
+# scan --for against the real loader (ldd's LD_TRACE_LOADED_OBJECTS=1 ld.so
+# FILE) over every dynamic ELF file of these trees: the agreement, then every
+# disagreement with its cause (tests/difftest/difftest.py; a sample runs in
+# make check, tests/e2e/test_loader_paper.py). DIFFTEST_FLAGS="--sample 300".
+DIFFTEST_TREES ?= /usr/local/cuda-13.0 /usr/lib/x86_64-linux-gnu /usr/lib/python3/dist-packages/torch \
+	/usr/bin /usr/sbin /usr/libexec /usr/lib/jvm /usr/lib/systemd /usr/lib/llvm-14 /usr/lib/chromium
+DIFFTEST_FLAGS ?=
+difftest: all
+	$(PYTHON) tests/difftest/difftest.py --gputrace $(BUILD)/gputrace $(DIFFTEST_FLAGS) $(DIFFTEST_TREES)
 
 # A one-node Slurm of the test's own (root; skipped where its daemons cannot
 # start): srun -n 4 gputrace, srun gputrace scan, the report names the odd task.

@@ -641,7 +641,8 @@ static bool winner_version(const char *path, struct gt_family_info *fi)
 {
 	char real[PATH_MAX], v[sizeof(fi->version)];
 
-	if (!realpath(path, real) || !gt_classify(real, fi))
+	/* the name the loader took says the family already: no realpath for libc */
+	if (!gt_classify(path, fi) || !realpath(path, real) || !gt_classify(real, fi))
 		return false;
 	if (!strchr(fi->version, '.') && host_embedded_version(real, fi->component, v, sizeof(v)))
 		snprintf(fi->version, sizeof(fi->version), "%s", v);
