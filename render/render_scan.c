@@ -46,11 +46,11 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 		if (r->winner < 0) {
 			/* cuDNN's longer names are expected to miss; say only the real misses */
 			if (r->stop_reason)
-				fprintf(f, "%*s%s%s: ERROR %s: %s\n", 2 * it->depth + 2, "", gt_printable(r->name), tag,
-					gt_printable(r->ncand ? r->cand[r->ncand - 1].path : r->name), r->stop_reason);
+				fprintf(f, "%*s%s: ERROR %s: %s%s\n", 2 * it->depth + 2, "", gt_printable(r->name),
+					gt_printable(r->ncand ? r->cand[r->ncand - 1].path : r->name), r->stop_reason, tag);
 			else if (!gt_scan_for_expected_miss(r))
-				fprintf(f, "%*s%s%s: NOT FOUND (%zu places tried)\n", 2 * it->depth + 2, "",
-					gt_printable(r->name), tag, r->ncand);
+				fprintf(f, "%*s%s: NOT FOUND (%zu places tried)%s\n", 2 * it->depth + 2, "",
+					gt_printable(r->name), r->ncand, tag);
 			continue;
 		}
 		fprintf(f, "%*s%s -> %s [%s]%s\n", 2 * it->depth + 2, "", gt_printable(r->name),

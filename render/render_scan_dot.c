@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/family.h"
 #include "common/xalloc.h"
 #include "render/markup.h"
 #include "render/pictures.h"
@@ -105,6 +106,17 @@ static void draw_item(FILE *f, const struct gt_findings *fs, struct nodes *ns, s
 	}
 }
 
+/* The picture is of the CUDA libraries and of what fails: a name an object
+ * already loaded answers, or a plain library found (libc ...), is left out. */
+static bool worth_drawing(const struct host_scan_for_item *it)
+{
+	struct gt_family_info fi;
+
+	if (it->again)
+		return false;
+	return it->res.winner < 0 || gt_classify(it->res.cand[it->res.winner].path, &fi);
+}
+
 void gt_render_scan_dot(FILE *f, const struct host_scan_for *fr, const struct gt_findings *fs)
 {
 	struct nodes ns = { NULL, 0, 0 };
@@ -125,7 +137,8 @@ void gt_render_scan_dot(FILE *f, const struct host_scan_for *fr, const struct gt
 	gt_put_dot(f, fr->consumer);
 	fputs("\"];\n", f);
 	for (i = 0; i < fr->n; i++)
-		draw_item(f, fs, &ns, i, &fr->items[i].res);
+		if (worth_drawing(&fr->items[i]))
+			draw_item(f, fs, &ns, i, &fr->items[i].res);
 	fputs("}\n", f);
 	free(ns.path);
 }
