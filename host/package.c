@@ -3,6 +3,7 @@
 #include "host/package.h"
 
 #include "common/xalloc.h"
+#include "host/dpkg_index.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -715,6 +716,8 @@ static struct {
 	size_t nversions;
 	char *status;
 	bool status_read;
+	struct dpkg_index *index;   /* which lists may name a path (dpkg_index.h) */
+	bool index_tried;
 	uint64_t filter[1024];      /* bits of (length, tail) of the pending paths */
 } dpkg;
 
@@ -750,6 +753,7 @@ static void dpkg_forget(void)
 	free(dpkg.v);
 	free(dpkg.versions);
 	free(dpkg.status);
+	dpkg_index_free(dpkg.index);
 	memset(&dpkg, 0, sizeof(dpkg));  /* the owners' index goes with the others */
 }
 
@@ -830,24 +834,63 @@ static void dpkg_scan_list(const char *info, const char *file, char **buf, size_
 	}
 }
 
-/* One pass over the lists for every path asked about and not yet found. */
+/* Only the lists the index names for the paths asked about are read (each
+ * once), and they confirm it: a path a list does not name has no owner. */
+static void dpkg_scan_indexed(const char *info, char **buf, size_t *cap)
+{
+	const char *names[16], **done = NULL;
+	size_t ndone = 0, i, k, j, n;
+
+	for (i = 0; i < dpkg.n; i++) {
+		if (dpkg.v[i].resolved || dpkg.v[i].owner >= 0)
+			continue;
+		n = dpkg_index_lists(dpkg.index, dpkg.v[i].path, dpkg.v[i].len, names, 16);
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < ndone && strcmp(done[j], names[k]) != 0; j++)
+				;
+			if (j < ndone || strchr(names[k], '/') || !ends_with(names[k], ".list"))
+				continue;
+			done = gt_xrealloc(done, (ndone + 1) * sizeof(*done));
+			done[ndone++] = names[k];
+			dpkg_scan_list(info, names[k], buf, cap);
+		}
+	}
+	free(done);
+}
+
+/* Every list, for every path asked about and not yet found: where no index
+ * can be had. */
+static void dpkg_scan_all(const char *info, char **buf, size_t *cap)
+{
+	struct dirent *de;
+	DIR *d = opendir(info);
+
+	while (d && (de = readdir(d)) != NULL)
+		if (ends_with(de->d_name, ".list") && strlen(de->d_name) > 5)
+			dpkg_scan_list(info, de->d_name, buf, cap);
+	if (d)
+		closedir(d);
+}
+
 static void dpkg_resolve_pending(void)
 {
 	char info[PATH_MAX], *buf = NULL;
-	struct dirent *de;
 	size_t cap = 0, i;
-	DIR *d;
 
 	if (!dpkg.pending)
 		return;
 	if (!dpkg.owners)
 		dpkg.owners = new_index("dpkg", dpkg_root());
-	d = dpkg.owners && in_dir(info, sizeof(info), dpkg_root(), "info") ? opendir(info) : NULL;
-	while (d && (de = readdir(d)) != NULL)
-		if (ends_with(de->d_name, ".list") && strlen(de->d_name) > 5)
-			dpkg_scan_list(info, de->d_name, &buf, &cap);
-	if (d)
-		closedir(d);
+	if (!dpkg.index_tried) {
+		dpkg.index_tried = true;
+		dpkg.index = dpkg_index_get(dpkg_root());
+	}
+	if (dpkg.owners && in_dir(info, sizeof(info), dpkg_root(), "info")) {
+		if (dpkg.index)
+			dpkg_scan_indexed(info, &buf, &cap);
+		else
+			dpkg_scan_all(info, &buf, &cap);
+	}
 	free(buf);
 	for (i = 0; i < dpkg.n; i++)
 		dpkg.v[i].resolved = true;

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <elf.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/dpkg_index.h"
 #include "host/elf_info.h"
 #include "host/package.h"
 #include "tests/unit/unit.h"
@@ -457,6 +459,88 @@ START_TEST(test_package_dpkg_fake)
 }
 END_TEST
 
+static size_t index_files(void)
+{
+	glob_t g;
+	size_t n;
+
+	if (glob(at("cache/dpkg-*.idx"), 0, NULL, &g) != 0)
+		return 0;
+	n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+static bool index_on_disk(void)
+{
+	struct dpkg_index *ix = dpkg_index_get(at("dpkg"));
+	bool from_disk;
+
+	ck_assert_ptr_nonnull(ix);
+	from_disk = dpkg_index_from_disk(ix);
+	dpkg_index_free(ix);
+	return from_disk;
+}
+
+/* Issue 29: dpkg's lists are indexed once, the index kept on disk until the
+ * info folder changes; a list still has the last word. */
+START_TEST(test_package_dpkg_index)
+{
+	make_tmp();
+	put("dpkg/info/libgtfake1:amd64.list", "/.\n/usr\n/usr/lib/x86_64-linux-gnu/libgtfake.so.1\n");
+	put("dpkg/info/gtfake-tools.list", "/.\n/usr\n/usr/bin\n/usr/bin/gtfake\n");
+	put("dpkg/status", "Package: libgtfake1\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.0-2\n\n"
+	    "Package: gtfake-tools\nStatus: install ok installed\nArchitecture: all\nVersion: 3\n\n"
+	    "Package: gtfake-new\nStatus: install ok installed\nArchitecture: all\nVersion: 4\n");
+	setenv("GPUTRACE_DPKG_ROOT", at("dpkg"), 1);
+	setenv("GPUTRACE_CACHE_DIR", at("cache"), 1);
+
+	expect_package("/usr/lib/x86_64-linux-gnu/libgtfake.so.1", "dpkg", "libgtfake1", "1.0-2",
+		       at("dpkg/info/libgtfake1:amd64.list"));
+	ck_assert_uint_eq(index_files(), 1);
+	ck_assert(index_on_disk());
+	host_package_cache_free();
+	/* from the file this time: the same answers */
+	expect_package("/usr/bin/gtfake", "dpkg", "gtfake-tools", "3", at("dpkg/info/gtfake-tools.list"));
+	expect_no_package("/usr/bin/gtnew");
+	host_package_cache_free();
+
+	/* a new list: the folder changed, the index is made again */
+	usleep(20000);
+	put("dpkg/info/gtfake-new.list", "/.\n/usr/bin/gtnew\n");
+	ck_assert(!index_on_disk());
+	expect_package("/usr/bin/gtnew", "dpkg", "gtfake-new", "4", at("dpkg/info/gtfake-new.list"));
+	ck_assert(index_on_disk());
+	host_package_cache_free();
+
+	/* a list rewritten in place (the folder unchanged): the index still
+	 * names it, the list says no */
+	put("dpkg/info/gtfake-tools.list", "/.\n/usr\n/usr/bin\n");
+	expect_no_package("/usr/bin/gtfake");
+	expect_package("/usr/lib/x86_64-linux-gnu/libgtfake.so.1", "dpkg", "libgtfake1", "1.0-2", NULL);
+	host_package_cache_free();
+
+	/* a cache file that is not an index (or was cut) is made again */
+	{
+		glob_t g;
+		FILE *f;
+
+		ck_assert_int_eq(glob(at("cache/dpkg-*.idx"), 0, NULL, &g), 0);
+		f = fopen(g.gl_pathv[0], "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("GTDPKGI1 but cut", f);
+		fclose(f);
+		globfree(&g);
+	}
+	ck_assert(!index_on_disk());
+	expect_package("/usr/bin/gtnew", "dpkg", "gtfake-new", "4", NULL);
+	ck_assert(index_on_disk());
+	unsetenv("GPUTRACE_CACHE_DIR");
+	host_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
 START_TEST(test_package_dpkg_libc)
 {
 	struct host_package p;
@@ -491,6 +575,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_package_pip);
 	tcase_add_test(tc, test_package_conda);
 	tcase_add_test(tc, test_package_dpkg_fake);
+	tcase_add_test(tc, test_package_dpkg_index);
 	tcase_add_test(tc, test_package_dpkg_libc);
 	suite_add_tcase(s, tc);
 	return s;
