@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,23 +27,82 @@ static long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* In the child: a clean loader environment, no core file, stdout to the pipe. */
-static void exec_helper(const char *helper, const char *component, const char *path, int out)
+#define ASK_AS_LIMIT (8ull << 30)  /* address space: cuBLASLt and cuDNN map about 1 GiB */
+
+static void limit(int resource, rlim_t value)
 {
-	struct rlimit no_core = { 0, 0 };
+	struct rlimit rl = { value, value };
+
+	setrlimit(resource, &rl);
+}
+
+/* In the child: the library's code runs here, so the child gets as little
+ * as it needs. Its own session and process group (all killed together at
+ * the timeout); no core file; no CPU past the timeout; no more processes
+ * than it has (RLIMIT_NPROC 0: it cannot fork; root is not held by it, and
+ * what a root child forks is swept by the subreaper, see reap_strays); no
+ * file written (RLIMIT_FSIZE 0: the pipe is not a file); an address space
+ * that loading takes but a runaway does not; and an environment of one
+ * PATH, so no token, key or loader variable of the caller's reaches it (the
+ * file's dependencies come from its own RUNPATH and the cache). */
+static void exec_helper(const char *helper, const char *component, const char *path, int out, int timeout_ms)
+{
+	static char *const clean_env[] = { "PATH=/usr/bin:/bin", NULL };
 	int devnull = open("/dev/null", O_RDWR);
 
-	setrlimit(RLIMIT_CORE, &no_core);
+	setsid();
+	limit(RLIMIT_CORE, 0);
+	limit(RLIMIT_CPU, (rlim_t)(timeout_ms / 1000 + 2));
+	limit(RLIMIT_NPROC, 0);
+	limit(RLIMIT_FSIZE, 0);
+	limit(RLIMIT_AS, (rlim_t)ASK_AS_LIMIT);
 	if (devnull >= 0) {
 		dup2(devnull, STDIN_FILENO);
 		dup2(devnull, STDERR_FILENO);
 	}
 	dup2(out, STDOUT_FILENO);
-	unsetenv("LD_LIBRARY_PATH");
-	unsetenv("LD_PRELOAD");
-	unsetenv("LD_AUDIT");
-	execl(helper, helper, "--ask-version", component, path, (char *)NULL);
+	execle(helper, helper, "--ask-version", component, path, (char *)NULL, clean_env);
 	_exit(127);
+}
+
+/* The children left to this process after the ask (a grandchild that left
+ * the child's process group with setsid, reparented here because this
+ * process is their subreaper): killed and reaped, until none is left. The
+ * scan has no other child. */
+static void reap_strays(void)
+{
+	char path[64], buf[4096];
+	int rounds, fd;
+	ssize_t n;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		char *p, *end;
+		bool any = false;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)gettid());
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = 0;
+		for (p = buf; *p; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 0) {
+				kill((pid_t)pid, SIGKILL);
+				while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				any = true;
+			}
+		}
+		if (!any)
+			return;
+	}
 }
 
 /* What the child wrote, until it closes the pipe or the time is up; false
@@ -113,6 +175,8 @@ bool host_ask_version(const char *helper, const char *component, const char *pat
 		snprintf(err, ecap, "pipe: %s", strerror(errno));
 		return false;
 	}
+	/* Orphans of the child come back to us, to be killed (reap_strays). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, ecap, "fork: %s", strerror(errno));
@@ -121,14 +185,18 @@ bool host_ask_version(const char *helper, const char *component, const char *pat
 		return false;
 	}
 	if (pid == 0)
-		exec_helper(helper, component, path, fds[1]);
+		exec_helper(helper, component, path, fds[1], timeout_ms);
 	close(fds[1]);
 	in_time = read_answer(fds[0], timeout_ms, answer, sizeof(answer));
 	close(fds[0]);
+	/* The child's whole process group, answer or not: what it started
+	 * must not outlive the question. */
+	kill(-pid, SIGKILL);
 	if (!in_time)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	reap_strays();
 	if (!in_time) {
 		snprintf(err, ecap, "no answer in %d ms: the child that called it was killed", timeout_ms);
 		return false;
@@ -140,5 +208,49 @@ bool host_ask_version(const char *helper, const char *component, const char *pat
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 		return false;  /* nothing to ask: not an error */
 	explain_status(status, answer, err, ecap);
+	return false;
+}
+
+/* A folder or file that someone other than root may change: writable by
+ * its group or by everyone (a folder with the sticky bit, like /tmp, lets
+ * no one replace what is not theirs), or owned by another user. */
+static bool others_may_change(const struct stat *st, bool folder)
+{
+	if (st->st_uid != 0)
+		return true;
+	if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	return !(folder && (st->st_mode & S_ISVTX));
+}
+
+bool host_ask_refused(const char *path, char *why, size_t cap)
+{
+	char folder[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	why[0] = 0;
+	if (geteuid() != 0)
+		return false;
+	if (path[0] != '/' || stat(path, &st) != 0) {
+		snprintf(why, cap, "not asked: gputrace runs as root and %.200s cannot be checked", path);
+		return true;
+	}
+	if (others_may_change(&st, false)) {
+		snprintf(why, cap, "not asked: gputrace runs as root and the file is %s", st.st_uid != 0 ?
+			 "not owned by root" : "writable by others");
+		return true;
+	}
+	snprintf(folder, sizeof(folder), "%s", path);
+	while ((slash = strrchr(folder, '/')) != NULL) {
+		slash[slash == folder ? 1 : 0] = 0;
+		if (stat(folder, &st) != 0 || others_may_change(&st, true)) {
+			snprintf(why, cap, "not asked: gputrace runs as root and the folder %.200s is %s", folder,
+				 st.st_uid != 0 ? "not owned by root" : "writable by others");
+			return true;
+		}
+		if (slash == folder)
+			break;
+	}
 	return false;
 }

@@ -18,6 +18,11 @@
  * 9's front answers for the graph library it loaded), else "". False with
  * err "" when the component has no version function to ask (the helper
  * exits 3: cuDNN's engine libraries, cuFFTW). */
+/* Whether to refuse asking the file at path: run as root, gputrace runs no
+ * code that another user could have put there (a file not owned by root or
+ * writable by others, or a folder on its path that is, a sticky one like
+ * /tmp excepted). True with the reason, a whole line's worth, in why. */
+bool host_ask_refused(const char *path, char *why, size_t cap);
 bool host_ask_version(const char *helper, const char *component, const char *path, int timeout_ms,
 		      char *version, size_t vcap, char *from, size_t fcap, char *err, size_t ecap);
 

@@ -162,6 +162,8 @@ static void ask_one(struct host_copy *c, const char *helper, int timeout_ms)
 {
 	char version[64], from[PATH_MAX], err[sizeof(c->ask_error)];
 
+	if (host_ask_refused(c->real_path, c->ask_error, sizeof(c->ask_error)))
+		return;
 	if (!host_ask_version(helper, c->fi.component, c->real_path, timeout_ms, version, sizeof(version), from,
 			      sizeof(from), err, sizeof(err))) {
 		snprintf(c->ask_error, sizeof(c->ask_error), "%s", err);

@@ -81,6 +81,106 @@ class AskFixtures(unittest.TestCase):
             self.assertNotIn("ask_error", c)
 
 
+SAFETY = os.path.join(BUILD, "ask-safety")
+
+
+def orphans():
+    """Processes named gt-ask-orphan (the ASK_ORPHAN fixture's grandchild) still alive."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if "(gt-ask-orphan)" in stat and stat.rsplit(")", 1)[1].split()[0] != "Z":
+            found.append(int(pid))
+    return found
+
+
+def kill_orphans():
+    for pid in orphans():
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+
+
+class AskSafety(unittest.TestCase):
+    """Issue 29: the child runs the library's code with as little as it needs.
+    Before: a grandchild that called setsid() outlived the timeout, and the
+    caller's whole environment reached the library."""
+
+    @classmethod
+    def setUpClass(cls):
+        kill_orphans()
+        cls.cwd = tempfile.mkdtemp(prefix="gt-ask-")
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+        env.update(GPUTRACE_ASK_TIMEOUT_MS="1500", GT_ASK_SECRET="hunter2")
+        cls.p = subprocess.run([GPUTRACE, "scan", "--json", "--ask", SAFETY], capture_output=True, text=True,
+                               env=env, timeout=120, cwd=cls.cwd)
+        cls.o = json.loads(cls.p.stdout)
+        cls.left = orphans()
+
+    @classmethod
+    def tearDownClass(cls):
+        kill_orphans()
+        shutil.rmtree(cls.cwd, ignore_errors=True)
+
+    def setUp(self):
+        self.assertEqual(self.p.returncode, 0, self.p.stderr)
+
+    def test_grandchild_in_its_own_session_is_killed(self):
+        c = files(self.o)["libcublas.so.12"]
+        if c.get("ask_error", "").startswith("not asked"):
+            self.skipTest(c["ask_error"])
+        self.assertEqual(c["ask_error"], "no answer in 1500 ms: the child that called it was killed")
+        self.assertEqual(self.left, [], "the setsid grandchild outlived the scan")
+
+    def test_secret_never_reaches_the_child(self):
+        c = files(self.o)["libcusolver.so.11"]
+        if c.get("ask_error", "").startswith("not asked"):
+            self.skipTest(c["ask_error"])
+        self.assertEqual((c["version"], c["version_source"]), ("11.2.3", "asked"), c)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "the root-only refusals")
+class AskAsRoot(unittest.TestCase):
+    """Run as root, --ask runs no file that another user could have put or
+    changed, and says so."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="gt-ask-root-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        for sub in ("mine", "theirs", "open"):
+            os.mkdir(os.path.join(self.dir, sub))
+            shutil.copy(os.path.join(ASK, "libcusparse.so.12"), os.path.join(self.dir, sub))
+        os.chown(os.path.join(self.dir, "theirs", "libcusparse.so.12"), 65534, 65534)
+        os.chmod(os.path.join(self.dir, "open"), 0o777)
+
+    def asked(self, sub):
+        p = scan("--json", "--ask", os.path.join(self.dir, sub))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return files(json.loads(p.stdout))["libcusparse.so.12"], p
+
+    def test_root_owned_file_in_a_root_folder_is_asked(self):
+        c, _ = self.asked("mine")
+        self.assertEqual((c["version"], c["version_source"]), ("12.6.3", "asked"), c)
+
+    def test_file_of_another_user_is_not_run(self):
+        c, p = self.asked("theirs")
+        self.assertEqual(c["version_source"], "file", c)
+        self.assertEqual(c["ask_error"], "not asked: gputrace runs as root and the file is not owned by root")
+        text = scan("--ask", os.path.join(self.dir, "theirs")).stdout
+        self.assertIn("(--ask: not asked: gputrace runs as root and the file is not owned by root)", text)
+
+    def test_file_in_a_folder_anyone_may_write_is_not_run(self):
+        c, _ = self.asked("open")
+        self.assertEqual(c["version_source"], "file", c)
+        self.assertEqual(c["ask_error"], "not asked: gputrace runs as root and the folder %s is writable by "
+                         "others" % os.path.join(self.dir, "open"))
+
+
 @unittest.skipUnless(os.path.exists(os.path.join(REAL, "libcublas.so.13")), "no CUDA 13.0 libraries here")
 class AskRealLibraries(unittest.TestCase):
     """No GPU and no driver here: these functions need neither."""
