@@ -468,6 +468,43 @@ static bool find_child_trace(const char *dir, pid_t pid, char *out, size_t cap)
 	return out[0] != 0;
 }
 
+/* A process killed before its exit leaves the room its writer reserved as
+ * NUL bytes at the end of its file (gputrace-trace(5)). Once it is reaped
+ * nothing maps that file any more: the NULs go, so that the reaped line
+ * follows the last line written and line tools (jq) read the file. A line
+ * the kill cut short keeps one NUL and gets its newline: the reader still
+ * sees a cut line, and it stays a line of its own. */
+static void trim_unwritten_tail(int fd)
+{
+	char buf[4096];
+	struct stat st;
+	off_t end;
+	ssize_t n, i;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	for (end = st.st_size; end > 0; end -= n) {
+		n = end < (off_t)sizeof(buf) ? (ssize_t)end : (ssize_t)sizeof(buf);
+		if (pread(fd, buf, (size_t)n, end - n) != n)
+			return;
+		for (i = n; i > 0 && buf[i - 1] == 0; i--)
+			;
+		if (i > 0) {
+			end = end - n + i;
+			break;
+		}
+	}
+	if (end == st.st_size)
+		return;
+	if (end > 0 && pread(fd, buf, 1, end - 1) == 1 && buf[0] != '\n') {
+		if (ftruncate(fd, end + 1) == 0)
+			gt_write_all(fd, "\n", 1);      /* after the one NUL kept */
+		return;
+	}
+	if (ftruncate(fd, end) != 0)
+		return;                          /* the NULs stay: the reader copes */
+}
+
 /* Appends how the process ended to its trace: the process is gone, so this
  * line comes last; the report tells a signal from an exit by it. */
 static void record_reaped(const char *dir, pid_t pid, int wstatus)
@@ -478,9 +515,10 @@ static void record_reaped(const char *dir, pid_t pid, int wstatus)
 
 	if (!pid || !find_child_trace(dir, pid, path, sizeof(path)))
 		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
+	trim_unwritten_tail(fd);
 	jl_begin(&j, buf, sizeof(buf), gt_event_name(GT_EV_REAPED));
 	jl_int(&j, GT_K_PID, pid);
 	if (WIFSIGNALED(wstatus))
@@ -595,39 +633,67 @@ static bool launched_as_rank(void)
 }
 
 /* With -o DIR the diagnosis is kept next to the traces, as report.txt. */
-/* A report.txt of ours: our own regular file, no other link to it. */
+/* A report.txt of ours: our own regular file, no other link to it, that
+ * reads as a report (its first line is the one gputrace report writes). */
 static bool report_is_ours(const char *path)
 {
+	static const char head[] = "gputrace report: ";
+	char first[sizeof(head)] = "";
 	struct stat st;
+	int fd;
 
-	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1)
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (read(fd, first, sizeof(head) - 1) != (ssize_t)sizeof(head) - 1)
+		first[0] = 0;
+	close(fd);
+	return memcmp(first, head, sizeof(head) - 1) == 0;
 }
 
-/* report.txt is made like the traces: a new file (O_EXCL, never through a
- * link), 0600. One left by an earlier run of ours is replaced; anything else
- * there is left alone. A write that fails (a full disk) is said in one line
- * and the partial file goes: a cut report would read as a whole one. */
-static void save_report(const char *dir)
+/* Where this run's report goes: DIR/report.txt, unless a report.txt is
+ * there that this run may not replace. Only a report of an earlier run
+ * into the same folder may go (--append, or the ranks of a job: the folder
+ * held traces before this run); anything else there (a user's own
+ * report.txt, a report of traces since removed) is left alone, and the
+ * report gets the first free report-N.txt, said on stderr. */
+static void choose_report_path(const char *dir, bool had_traces, char *out, size_t cap)
 {
-	char path[PATH_MAX + 16];
 	struct stat st;
+	int k;
+
+	snprintf(out, cap, "%s/report.txt", dir);
+	if (lstat(out, &st) != 0 || (had_traces && report_is_ours(out)))
+		return;
+	for (k = 2; k < 1000; k++) {
+		snprintf(out, cap, "%s/report-%d.txt", dir, k);
+		if (lstat(out, &st) != 0)
+			break;
+	}
+	fprintf(stderr, LOG_PREFIX "%s/report.txt was there before this run and is left alone; this "
+		"run's report goes to %s\n", dir, out);
+}
+
+/* The report is made like the traces: a new file (O_EXCL, never through a
+ * link), 0600; report.txt of an earlier run into the folder is replaced
+ * (choose_report_path said it may be). A write that fails (a full disk) is
+ * said in one line and the partial file goes: a cut report would read as a
+ * whole one. */
+static void save_report(const char *dir, const char *path)
+{
 	FILE *f;
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/report.txt", dir);
-	if (lstat(path, &st) == 0) {
-		if (!report_is_ours(path)) {
-			fprintf(stderr, LOG_PREFIX "%s exists and is not a report of ours: left alone, "
-				"the report is not kept\n", path);
-			return;
-		}
+	if (report_is_ours(path))
 		unlink(path);
-	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, LOG_PREFIX "cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, LOG_PREFIX "cannot write %s: %s; the report is not kept\n", path,
+			strerror(errno));
 		return;
 	}
 	cmd_report_after_run(dir, f, false);
@@ -695,17 +761,16 @@ static bool wait_limited(pid_t pid, int *st, double limit)
 	}
 }
 
-/* The diagnosis ran out of time: it goes, with any report.txt it had begun. */
-static void cut_diagnosis(pid_t pid, const char *dir, bool keep, double limit)
+/* The diagnosis ran out of time: it goes, with any report it had begun. */
+static void cut_diagnosis(pid_t pid, const char *dir, const char *report, double limit)
 {
-	char path[PATH_MAX + 16];
+	struct stat st;
 
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	snprintf(path, sizeof(path), "%s/report.txt", dir);
-	if (keep && report_is_ours(path))
-		unlink(path);
+	if (report && lstat(report, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		unlink(report);
 	fprintf(stderr, LOG_PREFIX "the diagnosis was cut short after %g s "
 		"(GPUTRACE_DIAGNOSIS_TIMEOUT); the traces are in %s: gputrace report %s\n",
 		limit, dir, dir);
@@ -714,13 +779,16 @@ static void cut_diagnosis(pid_t pid, const char *dir, bool keep, double limit)
 /* The diagnosis at exit runs in a child of its own: whatever happens in it
  * (a trace that crashes the reader, memory, a signal, a trace it is slow
  * on), gputrace still exits with the command's status, in bounded time. */
-static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
+static void diagnose_apart(const char *dir, bool print, bool keep, bool had_traces, bool color)
 {
 	double limit = diagnosis_limit();
+	char report[PATH_MAX + 32];
 	sigset_t chld, old;
 	pid_t pid;
 	int st = 0;
 
+	if (keep)
+		choose_report_path(dir, had_traces, report, sizeof(report));
 	fflush(stderr);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -736,12 +804,12 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
 		if (print)
 			cmd_report_after_run(dir, stderr, color);
 		if (keep)
-			save_report(dir);
+			save_report(dir, report);
 		fflush(NULL);
 		_exit(0);
 	}
 	if (!wait_limited(pid, &st, limit))
-		cut_diagnosis(pid, dir, keep, limit);
+		cut_diagnosis(pid, dir, keep ? report : NULL, limit);
 	else if (WIFSIGNALED(st))
 		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
 			WTERMSIG(st), dir);
@@ -752,7 +820,7 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool color)
  * silently ("42 processes"), so -o DIR must be empty of them unless --append
  * says to add to them (ranks of one job share a folder: they always add). Only
  * regular files named like traces count, as the reader takes no others. */
-static bool refuse_old_traces(const char *dir, const char *as_given)
+static size_t count_traces(const char *dir)
 {
 	size_t n = 0, len;
 	struct dirent *e;
@@ -760,7 +828,7 @@ static bool refuse_old_traces(const char *dir, const char *as_given)
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return false;  /* prepare_out_dir has just checked it: let the run say */
+		return 0;  /* prepare_out_dir has just checked it: let the run say */
 	while ((e = readdir(d)) != NULL) {
 		len = strlen(e->d_name);
 		if (len > 6 && strcmp(e->d_name + len - 6, ".jsonl") == 0 &&
@@ -768,6 +836,13 @@ static bool refuse_old_traces(const char *dir, const char *as_given)
 			n++;
 	}
 	closedir(d);
+	return n;
+}
+
+static bool refuse_old_traces(const char *dir, const char *as_given)
+{
+	size_t n = count_traces(dir);
+
 	if (!n)
 		return false;
 	fprintf(stderr, LOG_PREFIX "%s already holds %zu trace file%s of an earlier run; use an empty "
@@ -811,7 +886,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	char lib[PATH_MAX], looked[4 * PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX];
 	const char *why;
 	int status, err, wstatus = 0;
-	bool made_temp = false;
+	bool made_temp = false, had_traces;
 	pid_t child;
 
 	if (gt_disabled()) {
@@ -831,6 +906,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return CMD_EXIT_OWN_FAILURE;
 	if (o->out_dir && !o->append && !launched_as_rank() && refuse_old_traces(dir, o->out_dir))
 		return CMD_EXIT_OWN_FAILURE;
+	had_traces = count_traces(dir) > 0;
 	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
 		return CMD_EXIT_OWN_FAILURE;
 	cmd_checkers_adapt(err == 0 ? cmd : NULL, lib, o->quiet);
@@ -851,7 +927,7 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 		return passed_on(o, status, child, wstatus);
 	}
 	if (!o->quiet || o->out_dir)
-		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, cmd_color_on(o->color, stderr));
+		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, had_traces, cmd_color_on(o->color, stderr));
 	return passed_on(o, status, child, wstatus);
 }
 

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "render/render.h"
 #include "report/report.h"
+#include "render/fold.h"
 #include "render/printable.h"
 #include "compare/diff.h"
 #include "render/pictures.h"
@@ -283,7 +284,9 @@ void cmd_report_after_run(const char *dir, FILE *out, bool color)
 		return;
 	}
 	gt_report_analyse(&r);
-	fprintf(out, "gputrace: traces in %s (gputrace report %s for this again)\n", dir, dir);
+	/* The verdict first; where the traces are, last (issue 30). */
 	gt_render_text(out, &r, color);
+	snprintf(err, sizeof(err), "gputrace: traces in %s (gputrace report %s for this again)", dir, dir);
+	gt_fold_line(out, err, GT_TEXT_WIDTH);
 	gt_report_free(&r);
 }

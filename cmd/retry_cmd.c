@@ -32,6 +32,7 @@
 #include "common/xalloc.h"
 #include "compare/diff.h"
 #include "rules/fix_data.h"
+#include "render/fold.h"
 #include "render/printable.h"
 
 #define WHO "gputrace retry"
@@ -449,7 +450,7 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 	json_t *appeared = json_object_get(json_object_get(d, "findings"), "appeared"), *v;
 	json_t *gone_ids = json_array(), *still = json_array(), *new_ids = json_array();
 	size_t i, left = json_array_size(json_object_get(after, "findings"));
-	char desc[8192];
+	char desc[8192], cmd[16384], line[16400];
 	bool helped = true;
 
 	describe(c->fix, desc, sizeof(desc));
@@ -483,9 +484,16 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 			fprintf(say_to, "did not help: the fix was applied and the finding is still there (gputrace diff shows "
 			       "what changed)\n");
 		fprintf(say_to, "  traces in %s\n", gt_printable(folder));
+		/* verified: the command that does the same without gputrace */
+		if (helped && gt_fix_command(c->fix, &pl->root, cmd, sizeof(cmd))) {
+			snprintf(line, sizeof(line), "  run: %s", cmd);
+			gt_fold_line(say_to, line, GT_TEXT_WIDTH);
+		}
 	}
 	json_object_set_new(result, "fix", json_string(desc));
 	json_object_set(result, "fix_data", c->fix);
+	if (gt_fix_command(c->fix, &pl->root, cmd, sizeof(cmd)))
+		json_object_set_new(result, "command", gt_json_text(cmd));
 	json_object_set(result, "for", c->ids);
 	json_object_set_new(result, "traces", gt_json_text(folder));
 	json_object_set_new(result, "gone", gone_ids);

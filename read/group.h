@@ -12,7 +12,7 @@
 
 /* One process of a group. */
 struct gt_member {
-	long pid, ppid, rank;
+	long pid, ppid, rank, world_size;   /* -1: no launcher set one */
 	char *host;
 	char *file;
 };

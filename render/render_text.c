@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "read/failed_load.h"
+#include "render/fold.h"
 #include "render/render.h"
 #include "render/printable.h"
 
@@ -77,12 +78,112 @@ static void print_tried(FILE *f, json_t *tried)
 	fprintf(f, " (%zu paths)\n", json_array_size(tried));
 }
 
-void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
+/* json_equal, with two missing values the same (json_equal says no). */
+static bool same_json(json_t *a, json_t *b)
+{
+	return a == b || (a && b && json_equal(a, b));
+}
+
+/* Two evidence items that say the same: the same words, the same places. */
+static bool same_evidence(json_t *a, json_t *b)
+{
+	return same_json(json_object_get(a, "what"), json_object_get(b, "what")) &&
+	       same_json(json_object_get(a, "tried"), json_object_get(b, "tried"));
+}
+
+/* How many items of the evidence from index `from` on say the same as e:
+ * a repeat is shown once, with its count. */
+static size_t count_same(json_t *evidence, size_t from, size_t to, json_t *e)
+{
+	size_t k, n = 0;
+
+	for (k = from; k < to; k++)
+		n += same_evidence(json_array_get(evidence, k), e);
+	return n;
+}
+
+/* Two evidence items alike but for one library: the same words but the
+ * name of a part (at most one word without a '/', with a letter in it, so
+ * that two versions never count as alike) and paths that differ only in
+ * their file name, in the same folders, with the same places searched. The
+ * differing word (or the first differing file name) goes into name. */
+static bool alike(json_t *a, json_t *b, char *name, size_t cap)
+{
+	const char *sa = json_string_value(json_object_get(a, "what"));
+	const char *sb = json_string_value(json_object_get(b, "what"));
+	size_t na, nb, words = 0;
+	int plain = 0;
+
+	name[0] = 0;
+	if (!sa || !sb || !same_json(json_object_get(a, "tried"), json_object_get(b, "tried")) ||
+	    strcmp(sa, sb) == 0)
+		return false;
+	for (;; sa += na, sb += nb) {
+		sa += strspn(sa, " ");
+		sb += strspn(sb, " ");
+		na = strcspn(sa, " ");
+		nb = strcspn(sb, " ");
+		if (!na || !nb)
+			return !na && !nb && words;
+		if (na == nb && strncmp(sa, sb, na) == 0)
+			continue;
+		words++;
+		const char *sla = memrchr(sa, '/', na), *slb = memrchr(sb, '/', nb);
+
+		if (sla && slb) {
+			if (sla - sa != slb - sb || strncmp(sa, sb, (size_t)(sla - sa)) != 0)
+				return false;
+			if (!name[0])
+				snprintf(name, cap, "%.*s", (int)(nb - (size_t)(slb - sb) - 1), slb + 1);
+			continue;
+		}
+		if (sla || slb || plain++ || !strpbrk(sb, "abcdefghijklmnopqrstuvwxyz") ||
+		    (size_t)(strpbrk(sb, "abcdefghijklmnopqrstuvwxyz") - sb) >= nb)
+			return false;
+		snprintf(name, cap, "%.*s", (int)nb, sb);
+	}
+}
+
+/* The evidence, a repeat shown once with its count, and a run of three or
+ * more items alike but for the library (cudnn_graph, _ops, _cnn ... from
+ * one folder) as its first item and the others' names. */
+static void evidence_lines(FILE *f, json_t *evidence)
+{
+	size_t i, j, times, n = json_array_size(evidence);
+	char name[512];
+	json_t *e;
+
+	for (i = 0; i < n; i = j) {
+		e = json_array_get(evidence, i);
+		j = i + 1;
+		if (count_same(evidence, 0, i, e))
+			continue;
+		times = count_same(evidence, i, n, e);
+		fprintf(f, "           - %s", gt_printable(json_string_value(json_object_get(e, "what"))));
+		if (times > 1)
+			fprintf(f, " (%zu times)", times);
+		fputc('\n', f);
+		print_tried(f, json_object_get(e, "tried"));
+		while (j < n && alike(e, json_array_get(evidence, j), name, sizeof(name)) &&
+		       count_same(evidence, 0, j, json_array_get(evidence, j)) == 0)
+			j++;
+		if (j - i < 3) {
+			j = i + 1;
+			continue;
+		}
+		fprintf(f, "           - and %zu more like it, for:", j - i - 1);
+		for (size_t k = i + 1; k < j; k++) {
+			alike(e, json_array_get(evidence, k), name, sizeof(name));
+			fprintf(f, "%s %s", k > i + 1 ? "," : "", gt_printable(name));
+		}
+		fputc('\n', f);
+	}
+}
+
+static void finding_lines(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
 {
 	const struct gt_group *g = x->members ? x->members : gt_group_of(x->proc);
-	char who[1024];
-	size_t i;
-	json_t *e;
+	char who[1024], cmd[16384];
 	int k;
 
 	fprintf(f, "  %s%-7s%s  %s%s%s: %s\n", sev_color(x->severity, color), gt_severity_name(x->severity),
@@ -92,10 +193,7 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 		gt_describe_members(g, who, sizeof(who));
 		fprintf(f, "           on %zu of %zu processes: %s\n", g->nmembers, r->nprocs, gt_printable(who));
 	}
-	json_array_foreach(x->evidence, i, e) {
-		fprintf(f, "           - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
-		print_tried(f, json_object_get(e, "tried"));
-	}
+	evidence_lines(f, x->evidence);
 	if (x->ncaused) {
 		fprintf(f, "           caused by:");
 		for (k = 0; k < x->ncaused; k++)
@@ -103,6 +201,17 @@ void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_findi
 		fputc('\n', f);
 	}
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
+	/* shell-quoted, never through gt_printable (no \x0a in a command) */
+	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, cmd, sizeof(cmd)))
+		fprintf(f, "           run: %s\n", cmd);
+}
+
+void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
+{
+	struct gt_fold fb;
+
+	finding_lines(gt_fold_open(&fb), r, x, color);
+	gt_fold_close(&fb, f);
 }
 
 static void print_lib(FILE *f, const struct gt_lib *l, const char *indent)
@@ -236,7 +345,7 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 			p->cut_lines, p->cut_lines == 1 ? "" : "s");
 	for (i = 0; i < r->findings.n; i++)
 		if (r->findings.v[i].proc == m) {
-			gt_render_finding(f, r, &r->findings.v[i], color);
+			finding_lines(f, r, &r->findings.v[i], color);
 			shown++;
 			shown_errors += r->findings.v[i].severity == GT_SEV_ERROR;
 		}
@@ -258,7 +367,38 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 				"visible)\n", "cudart", "static", gt_printable(p->objects[i].path));
 }
 
-void gt_render_text(FILE *f, const struct gt_report *r, bool color)
+/* The verdict in words, after the counts: what a newcomer reads first. */
+static void verdict_words(FILE *f, const struct gt_report *r, size_t errors, size_t warnings)
+{
+	enum gt_severity want = errors ? GT_SEV_ERROR : GT_SEV_WARNING;
+	size_t i, k, shown = 0, libs = 0;
+	bool failed = false;
+
+	for (i = 0; i < r->ngroups; i++) {
+		failed |= gt_model_failed(&r->groups[i]->model);
+		libs += r->groups[i]->model.nlibs;
+	}
+	if (errors || warnings) {
+		fprintf(f, ": %s (", errors ? "NOT OK" : "works, with warnings");
+		for (i = 0; i < r->findings.n; i++) {
+			const struct gt_finding *x = &r->findings.v[i];
+
+			for (k = 0; k < i && (r->findings.v[k].id != x->id || r->findings.v[k].severity != want); k++)
+				;
+			if (x->severity != want || k < i)
+				continue;
+			fprintf(f, "%s%s", shown++ ? ", " : "", gt_finding_name(x->id));
+		}
+		fputs(")\n", f);
+	} else if (failed)
+		fputs(": a process failed, and the traces show no CUDA library cause\n", f);
+	else if (!libs)
+		fputs(": no CUDA library was loaded\n", f);
+	else
+		fputs(": all clear\n", f);
+}
+
+static void report_lines(FILE *f, const struct gt_report *r, bool color)
 {
 	size_t i, quiet = 0, errors = 0, warnings = 0;
 
@@ -266,8 +406,9 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 		errors += r->findings.v[i].severity == GT_SEV_ERROR;
 		warnings += r->findings.v[i].severity == GT_SEV_WARNING;
 	}
-	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s\n", r->nprocs,
+	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s", r->nprocs,
 		r->nprocs == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	verdict_words(f, r, errors, warnings);
 	for (i = 0; i < r->ngroups; i++) {
 		const struct gt_proc_model *m = &r->groups[i]->model;
 		bool has_finding = false;
@@ -289,4 +430,13 @@ void gt_render_text(FILE *f, const struct gt_report *r, bool color)
 	for (i = 0; i < r->nunread; i++)
 		fprintf(f, "left no trace: %s (%s): a process killed before it wrote its first line, "
 			"or not a trace\n", gt_printable(r->unread[i].path), gt_printable(r->unread[i].why));
+}
+
+/* Folded to 100 columns, paths without `..` (render/fold.h). */
+void gt_render_text(FILE *f, const struct gt_report *r, bool color)
+{
+	struct gt_fold fb;
+
+	report_lines(gt_fold_open(&fb), r, color);
+	gt_fold_close(&fb, f);
 }

@@ -30,6 +30,7 @@ static void add_member(struct gt_group *g, const struct gt_process *p)
 	x->pid = p->pid;
 	x->ppid = p->ppid;
 	x->rank = p->rank;
+	x->world_size = p->world_size;
 	x->host = gt_xstrdup(p->host ? p->host : "?");
 	x->file = gt_xstrdup(p->file ? p->file : "?");
 }
@@ -73,6 +74,7 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
 			x->pid = id.pid;
 			x->ppid = id.ppid;
 			x->rank = id.rank;
+			x->world_size = id.world_size;
 			x->host = id.host ? id.host : gt_xstrdup("?");
 			x->file = gt_xstrdup(path);
 			r->nprocs++;
@@ -310,6 +312,7 @@ void gt_report_analyse(struct gt_report *r)
 		gt_run_rules(&r->groups[i]->model, &r->findings);
 	rule_fork_after_init_parents(r->groups, r->ngroups, &r->findings);
 	rule_divergent_processes(r->groups, r->ngroups, &r->findings);
+	rule_missing_ranks(r->groups, r->ngroups, &r->findings);
 }
 
 void gt_report_free(struct gt_report *r)

@@ -192,6 +192,7 @@ void gt_evidence_tries(json_t *e, const struct gt_search *s)
 json_t *gt_finding_json(const struct gt_finding *x)
 {
 	json_t *o = json_object();
+	char cmd[16384];
 
 	json_object_set_new(o, "id", json_string(gt_finding_name(x->id)));
 	json_object_set_new(o, "severity", json_string(gt_severity_name(x->severity)));
@@ -200,6 +201,9 @@ json_t *gt_finding_json(const struct gt_finding *x)
 	gt_evidence_str(o, "fix", x->fix);
 	if (x->fix_data)
 		json_object_set_new(o, "fix_data", json_incref(x->fix_data));
+	/* the fix as a command to paste (issue 30): added, no field renamed */
+	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, cmd, sizeof(cmd)))
+		gt_evidence_str(o, "command", cmd);
 	return o;
 }
 

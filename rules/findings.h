@@ -69,6 +69,27 @@ void gt_fix_set(struct gt_finding *f, const char *var, const char *value);
 void gt_fix_preload_remove(struct gt_finding *f, const struct gt_process *p, const char *path);
 /* An installer's command line: said, never run by gputrace. */
 void gt_fix_install(struct gt_finding *f, const char *command);
+/* A pip install of package (a requirement: "torch", "nvidia-cudnn-cu13==9.19.0.56",
+ * shell-quoted here) with pip_args after it, as an install fix that fits
+ * where the framework at path was installed (issue 30): that environment's
+ * own python -m pip in a venv or another prefix, conda install -p of
+ * conda_package (when not NULL) in the CONDA_PREFIX the process ran in, and
+ * for a system-wide or user install (PEP 668: an externally managed Python
+ * refuses pip there) a new venv, never --break-system-packages. Decided
+ * from the recorded path and environment alone. */
+void gt_fix_pip_install(struct gt_finding *f, const struct gt_process *p, const char *path,
+			const char *package, const char *pip_args, const char *conda_package);
+/* The fix as a command to paste into a POSIX shell: for a change of the
+ * environment, the process's own command line (argv, shell-quoted) run
+ * with the variables as the fix leaves them (env -u VAR for one unset,
+ * VAR='value' for one set), from what its trace recorded; for an install,
+ * the installer's command. Returns false (out empty) when there is none:
+ * no fix as data, or one that changes nothing of the recorded environment. */
+bool gt_fix_command(json_t *fix_data, const struct gt_process *p, char *out, size_t cap);
+/* word as one shell word: itself when it needs no quotes, in '...' when
+ * it has no control character, in $'...' (bash, zsh, ksh) with \xHH
+ * escapes when it has one: never a raw control byte. */
+void gt_shell_quote(const char *word, char *out, size_t cap);
 
 /* A finding as JSON: id, severity, summary, evidence, fix (what report,
  * scan and doctor all print). A NULL list gives an empty array. */

@@ -124,8 +124,9 @@ static void write_fix_data(struct gt_finding *f, const struct gt_proc_model *m, 
 	} else if (l->found_by == GT_RULE_PRELOAD) {
 		gt_fix_preload_remove(f, m->proc, l->obj->path);
 	} else if (need->distribution[0]) {
-		snprintf(cmd, sizeof(cmd), "pip install '%s%s'", need->distribution, need->spec);
-		gt_fix_install(f, cmd);
+		/* in the environment that declares it: its own pip, or a venv */
+		snprintf(cmd, sizeof(cmd), "%s%s", need->distribution, need->spec);
+		gt_fix_pip_install(f, m->proc, need->declared_by, cmd, NULL, NULL);
 	}
 }
 

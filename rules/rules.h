@@ -27,6 +27,8 @@ void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out
 /* Over all the groups of a report (read/group.h), after the per-process rules. */
 struct gt_group;
 void rule_divergent_processes(struct gt_group *const *groups, size_t ngroups, struct gt_findings *out);
+/* A job whose world size is larger than the ranks that left traces. */
+void rule_missing_ranks(struct gt_group *const *groups, size_t ngroups, struct gt_findings *out);
 /* A parent that failed after forking children once CUDA was initialised. */
 void rule_fork_after_init_parents(struct gt_group *const *groups, size_t ngroups, struct gt_findings *out);
 

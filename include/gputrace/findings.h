@@ -54,6 +54,8 @@ enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
 	  "gputrace-report.1#init-failed")                                                                      \
 	X(DIVERGENT_PROCESSES, "divergent-processes", ERROR, ERROR,                                             \
 	  "processes of one job loaded other CUDA libraries", "gputrace-report.1#divergent-processes")          \
+	X(MISSING_RANKS, "missing-ranks", WARNING, WARNING, "ranks of a job left no trace",                     \
+	  "gputrace-report.1#missing-ranks")                                                                    \
 	X(BROKEN_SYMLINK, "broken-symlink", WARNING, WARNING, "a link that leads nowhere (scan)",               \
 	  "gputrace-report.1#broken-symlink")                                                                   \
 	X(WRONG_ARCHITECTURE, "wrong-architecture", WARNING, WARNING,                                           \

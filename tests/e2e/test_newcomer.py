@@ -2,9 +2,19 @@
 
 - the program's stdout is the program's, in every mode of the command: gputrace's
   own lines go to stderr (or to -o files), never to stdout;
+- the text fits 100 columns (a long path on a line of its own under its item),
+  paths have no `..` (the JSON keeps the loader's own), evidence alike but for
+  the library is folded, and the first line says the verdict in words;
+- every fix carries a command to paste (shell-quoted, for the user's own
+  installer: a venv's pip, conda, or a new venv, never --break-system-packages),
+  and retry prints it once it has verified the fix;
+- a job of N ranks that left fewer traces is reported (missing-ranks);
+- -o DIR never overwrites a report.txt the user had; the README's jq recipes
+  read the traces of processes killed as they ran (NUL-padded tails);
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -119,6 +129,272 @@ class ProgramOwnsStdout(Case):
         r = self.gt("--", "no-such-program-gt30")
         self.assertEqual(r.returncode, 127)
         self.assertEqual(r.stdout, b"")
+
+
+def too_wide(text, width=100):
+    """Lines wider than width that are more than one word (a path longer than
+    the room cannot be cut: it stands alone on its line)."""
+    return [l for l in text.splitlines() if len(l) > width and " " in l.strip()]
+
+
+class TextFits(Case):
+    def traced(self, env, prog=TORCHLIKE):
+        out = os.path.join(self.tmp(), "o")
+        r = self.gt("-o", out, "--", prog, env=env)
+        self.assertNotEqual(r.returncode, 125, r.stderr)
+        return out, r.stderr.decode()
+
+    def test_broken_run_first_line_and_width(self):
+        out, said = self.traced(MIXED_ENV)
+        lines = said.splitlines()
+        self.assertTrue(lines[0].startswith("gputrace report: 1 process, 3 errors, 0 warnings: NOT OK "
+                                            "(mixed-versions, shadowed-library,"), lines[0])
+        where = [i for i, l in enumerate(lines) if l.startswith("gputrace: traces in")]
+        self.assertEqual(len(where), 1, said)
+        self.assertGreaterEqual(where[0], len(lines) - 3, "where the traces are comes last")
+        self.assertIn(out, " ".join(lines[where[0]:]))
+        self.assertEqual(too_wide(said), [], said)
+        text = self.gt("report", out).stdout.decode()
+        self.assertEqual(too_wide(text), [], text)
+        self.assertNotIn("/../", text)
+        self.assertIn(fix("site-packages/nvidia/cudnn/lib/libcudnn.so.9"), text)
+        # the JSON keeps the loader's own path, `..` and all (the contract)
+        j = json.loads(self.gt("report", "--json", out).stdout)
+        paths = [l["path"] for p in j["processes"] for l in p["libraries"]]
+        self.assertIn(fix("site-packages/torchlike/lib/../../nvidia/cudnn/lib/libcudnn.so.9"), paths)
+
+    def test_evidence_alike_is_folded(self):
+        out, _ = self.traced(MIXED_ENV)
+        text = self.gt("report", out).stdout.decode()
+        words = " ".join(text.split())
+        self.assertIn("- and 5 more like it, for: cudnn_engines_runtime_compiled, cudnn_heuristic, "
+                      "cudnn_ops, cudnn_cnn, cudnn_adv", words)
+        self.assertIn("- and 6 more like it, for: libcudnn_engines_precompiled.so.9,", words)
+        # a part whose version differs is never folded into the others
+        self.assertIn("- cudnn 9.19.0 from", words)
+        self.assertEqual(text.count("libcudnn_ops.so.9"), 2, "once in the fold, once in the listing")
+
+    def test_healthy_run_says_all_clear_first(self):
+        out, said = self.traced({"LD_LIBRARY_PATH": fix("driver")})
+        self.assertTrue(said.splitlines()[0].endswith("0 errors, 0 warnings: all clear"), said)
+        self.assertEqual(too_wide(said), [], said)
+
+    def test_failed_run_without_cause_says_so(self):
+        out = os.path.join(self.tmp(), "o")
+        r = self.gt("-o", out, "--", os.path.join(PROGS, "load_and_die"), "exit1")
+        first = r.stderr.decode().splitlines()[0]
+        self.assertTrue(first.endswith(": no CUDA library was loaded") or "a process failed" in first, first)
+
+
+LOAD_AND_DIE = os.path.join(PROGS, "load_and_die")
+README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+
+
+class ReportFileAndJq(Case):
+    def test_users_report_txt_is_left_alone(self):
+        out = self.tmp()
+        mine = os.path.join(out, "report.txt")
+        with open(mine, "w") as f:
+            f.write("my notes, not gputrace's\n")
+        r = self.gt("-o", out, "--", TORCHLIKE, env=MIXED_ENV)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(mine) as f:
+            self.assertEqual(f.read(), "my notes, not gputrace's\n")
+        with open(os.path.join(out, "report-2.txt")) as f:
+            self.assertTrue(f.read().startswith("gputrace report: 1 process, 3 errors"))
+        self.assertIn(b"report.txt was there before this run and is left alone", r.stderr)
+        self.assertIn(os.path.join(out, "report-2.txt").encode(), r.stderr)
+
+    def test_a_report_that_reads_like_ours_without_traces_is_left_alone(self):
+        """A copy of an old report whose traces are gone is the user's now."""
+        out = self.tmp()
+        mine = os.path.join(out, "report.txt")
+        with open(mine, "w") as f:
+            f.write("gputrace report: 1 process, 0 errors, 0 warnings: all clear\n(kept for the bug)\n")
+        self.gt("-q", "-o", out, "--", TORCHLIKE, env=MIXED_ENV)
+        with open(mine) as f:
+            self.assertIn("(kept for the bug)", f.read())
+        self.assertTrue(os.path.exists(os.path.join(out, "report-2.txt")))
+
+    def test_append_replaces_our_own_report(self):
+        out = os.path.join(self.tmp(), "o")
+        self.gt("-q", "-o", out, "--", TORCHLIKE, env={"LD_LIBRARY_PATH": fix("driver")})
+        self.gt("-q", "-o", out, "--append", "--", TORCHLIKE, env=MIXED_ENV)
+        with open(os.path.join(out, "report.txt")) as f:
+            self.assertTrue(f.read().startswith("gputrace report: 2 processes, 3 errors"))
+        self.assertFalse(os.path.exists(os.path.join(out, "report-2.txt")))
+
+    def readme_recipes(self):
+        with open(README) as f:
+            text = f.read()
+        block = text[text.index("# Read the traces:"):]
+        block = block[:block.index("```")]
+        cmds, cur = [], ""
+        for line in block.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            cur += line + "\n"
+            if line.rstrip().endswith("traces/*.jsonl"):
+                cmds.append(cur)
+                cur = ""
+        self.assertEqual(len(cmds), 3, block)
+        return cmds
+
+    @unittest.skipUnless(shutil.which("jq"), "jq is not installed (tools/install-deps.sh installs it)")
+    def test_readme_jq_recipes_read_killed_processes(self):
+        work = self.tmp()
+        traces = os.path.join(work, "traces")
+        cudart = fix("site-packages/nvidia/cuda_runtime/lib/libcudart.so.13")
+        # the command itself killed (its file is reaped), and a grandchild
+        # killed that nobody reaped for gputrace (its NUL room stays)
+        script = "%s exit1 libcuda.so.1; %s kill %s; true" % (LOAD_AND_DIE, LOAD_AND_DIE, cudart)
+        self.gt("-q", "-o", traces, "--", LOAD_AND_DIE, "kill", cudart, env={"LD_LIBRARY_PATH": ""})
+        self.gt("-q", "-o", traces, "--append", "--", "/bin/sh", "-c", script, env={"LD_LIBRARY_PATH": ""})
+        files = [os.path.join(traces, f) for f in os.listdir(traces) if f.endswith(".jsonl")]
+        raw = []
+        for name in files:
+            with open(name, "rb") as f:
+                raw.append(f.read())
+        self.assertTrue(any(r.rstrip(b"\n").endswith(b"\0") or b"\0\0" in r for r in raw),
+                        "a killed grandchild leaves its reserved room")
+        reaped = [r for r in raw if b'"ev":"reaped","pid"' in r and b'"signal":9' in r]
+        self.assertTrue(reaped, "the launcher's own child was killed")
+        for r in reaped:
+            self.assertNotIn(b"\0\0", r, "the reaped file's room goes (nothing maps it any more)")
+        results = []
+        for cmd in self.readme_recipes():
+            p = subprocess.run(["/bin/sh", "-c", cmd], cwd=work, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 0, (cmd, p.stderr))
+            self.assertEqual(p.stderr, b"", cmd)
+            results.append(p.stdout.decode())
+        self.assertIn(cudart, results[0])
+        self.assertIn("libcuda.so.1", results[1])
+        self.assertIn("/libcuda.so.1", results[2])
+        # the reaped lines are read too
+        p = subprocess.run(["jq", "-cR", 'fromjson? | select(.ev == "reaped")'] + files, capture_output=True)
+        self.assertEqual(len(p.stdout.splitlines()), 2, p.stdout)
+
+
+def unfold_command(text):
+    """The command of the text's first "run:" line, its folded lines (each
+    ending in a backslash) joined; None without one."""
+    if "run: " not in text:
+        return None
+    cmd = ""
+    for line in text[text.index("run: ") + 5:].split("\n"):
+        if line.endswith(" \\"):
+            cmd += line[:-2].strip() + " "
+            continue
+        return cmd + line.strip()
+    return cmd
+
+
+TORCH_CPU = fix("torch-cpu/site-packages/torch/lib/libtorch_cpu.so")
+
+
+class PasteableFix(Case):
+    def test_env_fix_command_runs_as_printed(self):
+        out = os.path.join(self.tmp(), "o")
+        self.gt("-q", "-o", out, "--", TORCHLIKE, "a b\nc'd", env=MIXED_ENV)
+        text = self.gt("report", out).stdout.decode()
+        cmd = unfold_command(text)
+        self.assertIsNotNone(cmd, text)
+        self.assertEqual(cmd, "LD_LIBRARY_PATH=%s %s $'a b\\x0ac\\x27d'" % (fix("driver"), TORCHLIKE))
+        self.assertEqual(too_wide(text), [], text)
+        j = json.loads(self.gt("report", "--json", out).stdout)
+        self.assertEqual({f["command"] for f in j["findings"] if "command" in f}, {cmd})
+        # pasted into bash, it runs the program with the fix: the conv works
+        p = subprocess.run(["bash", "-c", cmd], capture_output=True, env=clean_env(MIXED_ENV), timeout=60)
+        self.assertIn(b"torchlike_conv() = 0", p.stdout)
+
+    def test_unset_is_env_u(self):
+        env = dict(MIXED_ENV, LD_PRELOAD=fix("system/lib/libcudnn.so.9"))
+        out = os.path.join(self.tmp(), "o")
+        self.gt("-q", "-o", out, "--", TORCHLIKE, env=env)
+        j = json.loads(self.gt("report", "--json", out).stdout)
+        cmds = [f["command"] for f in j["findings"] if "command" in f]
+        self.assertTrue([c for c in cmds if c.startswith("env -u LD_PRELOAD ")], cmds)
+
+    def test_retry_prints_the_command_once_verified(self):
+        out = os.path.join(self.tmp(), "o")
+        self.gt("-q", "-o", out, "--", TORCHLIKE, env=MIXED_ENV)
+        r = self.gt("retry", "--yes", out)
+        said = r.stderr.decode()
+        self.assertIn("fixed: all clear", said)
+        self.assertEqual(unfold_command(said), "LD_LIBRARY_PATH=%s %s" % (fix("driver"), TORCHLIKE))
+        j = json.loads(self.gt("retry", "--yes", "--json", out).stdout)
+        self.assertEqual(j["runs"][0]["command"], "LD_LIBRARY_PATH=%s %s" % (fix("driver"), TORCHLIKE))
+
+    def install_command(self, env):
+        out = os.path.join(self.tmp(), "o")
+        self.gt("-q", "-o", out, "--", os.path.join(PROGS, "load_and_die"), "exit", TORCH_CPU, env=env)
+        j = json.loads(self.gt("report", "--json", out).stdout)
+        (f,) = [f for f in j["findings"] if f["id"] == "cpu-only-build"]
+        self.assertEqual(f["command"], f["fix_data"]["install"])
+        self.assertNotIn("--break-system-packages", f["command"])
+        return f["command"]
+
+    def test_install_system_python_gets_a_venv(self):
+        """No venv, no conda: an externally managed Python (PEP 668) refuses pip."""
+        self.assertEqual(self.install_command({}),
+                         "python3 -m venv ~/gpu-venv && ~/gpu-venv/bin/python -m pip install torch "
+                         "--index-url https://download.pytorch.org/whl/cu130")
+
+    def test_install_in_the_venv_it_came_from(self):
+        self.assertEqual(self.install_command({"VIRTUAL_ENV": fix("torch-cpu")}),
+                         "%s/bin/python -m pip install torch --index-url "
+                         "https://download.pytorch.org/whl/cu130" % fix("torch-cpu"))
+
+    def test_install_with_conda_in_its_env(self):
+        self.assertEqual(self.install_command({"CONDA_PREFIX": fix("torch-cpu")}),
+                         "conda install -p %s -c conda-forge pytorch-gpu" % fix("torch-cpu"))
+
+    def test_conda_elsewhere_is_not_this_env(self):
+        """CONDA_PREFIX set, but the framework is not in it: no conda install there."""
+        self.assertTrue(self.install_command({"CONDA_PREFIX": self.tmp()}).startswith("python3 -m venv "))
+
+
+class MissingRanks(Case):
+    HEALTHY = {"LD_LIBRARY_PATH": fix("driver")}
+
+    def job(self, ranks, size_var="WORLD_SIZE", rank_var="RANK", size=4):
+        out = os.path.join(self.tmp(), "job")
+        for r in ranks:
+            env = dict(self.HEALTHY, **{rank_var: str(r), size_var: str(size)})
+            p = self.gt("-q", "-o", out, "--", TORCHLIKE, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        return out
+
+    def findings(self, out, fid):
+        j = json.loads(self.gt("report", "--json", out).stdout)
+        return [f for f in j["findings"] if f["id"] == fid]
+
+    def test_three_of_four_ranks(self):
+        out = self.job([0, 1, 3], "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK")
+        (f,) = self.findings(out, "missing-ranks")
+        self.assertEqual(f["severity"], "warning")
+        self.assertEqual(f["summary"], "the job has 4 ranks, and 1 left no trace (rank 2)")
+        self.assertEqual(f["evidence"][0]["world_size"], 4)
+        self.assertEqual(f["evidence"][0]["ranks"], [0, 1, 3])
+        self.assertEqual(f["evidence"][1]["ranks"], [2])
+        text = self.gt("report", out).stdout.decode()
+        self.assertIn("works, with warnings (missing-ranks)", text.splitlines()[0])
+
+    def test_slurm_ranks_in_runs(self):
+        out = self.job([0, 5], "SLURM_NTASKS", "SLURM_PROCID", size=6)
+        (f,) = self.findings(out, "missing-ranks")
+        self.assertIn("4 left no trace (ranks 1-4)", f["summary"])
+
+    def test_whole_job_is_quiet(self):
+        out = self.job([0, 1, 2, 3])
+        self.assertEqual(self.findings(out, "missing-ranks"), [])
+        self.assertTrue(self.gt("report", out).stdout.decode().splitlines()[0].endswith("all clear"))
+
+    def test_no_world_size_is_not_judged(self):
+        out = os.path.join(self.tmp(), "job")
+        for r in (0, 2):
+            self.gt("-q", "-o", out, "--", TORCHLIKE, env=dict(self.HEALTHY, RANK=str(r)))
+        self.assertEqual(self.findings(out, "missing-ranks"), [])
 
 
 if __name__ == "__main__":

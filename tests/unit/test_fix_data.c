@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/trace_read.h"
 #include "rules/fix_data.h"
 #include "tests/unit/unit.h"
 
@@ -96,6 +97,60 @@ START_TEST(test_tracer_entries)
 }
 END_TEST
 
+static const char *quoted(const char *w)
+{
+	static char out[256];
+
+	gt_shell_quote(w, out, sizeof(out));
+	return out;
+}
+
+START_TEST(test_shell_quoting)
+{
+	ck_assert_str_eq(quoted("/usr/lib/x86_64-linux-gnu:/opt/a"), "/usr/lib/x86_64-linux-gnu:/opt/a");
+	ck_assert_str_eq(quoted("a b"), "'a b'");
+	ck_assert_str_eq(quoted("it's"), "'it'\\''s'");
+	ck_assert_str_eq(quoted(""), "''");
+	/* a control character: $'...' with \xHH, never raw, never \x0a outside quotes */
+	ck_assert_str_eq(quoted("a\nb'c"), "$'a\\x0ab\\x27c'");
+	ck_assert_str_eq(quoted("\x1b[31m"), "$'\\x1b[31m'");
+}
+END_TEST
+
+/* A recorded process: python3 train.py with LD_PRELOAD and LD_LIBRARY_PATH. */
+static void recorded(struct gt_process *p, json_t *env)
+{
+	static char *argv[] = { "python3", "train.py", "--lr", "1e-3 x" };
+
+	memset(p, 0, sizeof(*p));
+	p->argv = argv;
+	p->argc = 4;
+	p->exe = "/usr/bin/python3.11";
+	p->env = env;
+}
+
+START_TEST(test_command_of_an_env_fix)
+{
+	json_t *env = parse("{\"LD_PRELOAD\": \"/opt/gt/libgputrace.so:/lib/libcudnn.so.9\", "
+			    "\"LD_LIBRARY_PATH\": \"/lib/x86_64-linux-gnu:/opt/cuda/lib64\"}");
+	json_t *fix = parse("{\"env\": {\"unset\": [\"LD_PRELOAD\"], "
+			    "\"LD_LIBRARY_PATH\": {\"remove\": [\"/lib/x86_64-linux-gnu\"]}}}");
+	json_t *same = parse("{\"env\": {\"unset\": [\"CUDA_HOME\"]}}");
+	struct gt_process p;
+	char out[1024];
+
+	recorded(&p, env);
+	ck_assert(gt_fix_command(fix, &p, out, sizeof(out)));
+	ck_assert_str_eq(out, "env -u LD_PRELOAD LD_LIBRARY_PATH=/opt/cuda/lib64 python3 train.py --lr '1e-3 x'");
+	/* nothing of the recorded environment changes: no command */
+	ck_assert(!gt_fix_command(same, &p, out, sizeof(out)));
+	ck_assert(!gt_fix_command(NULL, &p, out, sizeof(out)));
+	json_decref(env);
+	json_decref(fix);
+	json_decref(same);
+}
+END_TEST
+
 Suite *fix_data_suite(void)
 {
 	Suite *s = suite_create("fix_data");
@@ -106,6 +161,8 @@ Suite *fix_data_suite(void)
 	tcase_add_test(tc, test_set_unset_append);
 	tcase_add_test(tc, test_nothing_to_change);
 	tcase_add_test(tc, test_tracer_entries);
+	tcase_add_test(tc, test_shell_quoting);
+	tcase_add_test(tc, test_command_of_an_env_fix);
 	suite_add_tcase(s, tc);
 	return s;
 }
