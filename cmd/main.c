@@ -124,10 +124,11 @@ static int trace_main(int argc, char **argv)
 	o.dir_used_cap = sizeof(dir);
 	o.killed_by = &killed_by;
 	status = cmd_launch_traced(&o);
-	/* --try-fixes is the yes: each fix is tried at once; gputrace still exits
-	 * with the command's own status. */
+	/* --try-fixes is the yes for the run it just traced: each fix is tried at
+	 * once (a trace that is not this user's on this host is still asked
+	 * about); gputrace still exits with the command's own status. */
 	if (try_fixes && dir[0] && access(dir, F_OK) == 0) {
-		ro.yes = true;
+		ro.yes_if_own = true;
 		fflush(NULL);
 		cmd_retry_dir(dir, &ro);
 	}

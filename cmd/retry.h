@@ -9,7 +9,8 @@
 struct cmd_retry_opts {
 	const char *fix_id;    /* --fix ID: the fix of the findings ID; NULL: each fix in turn */
 	bool all_fixes;        /* --all-fixes: every fix at once, in one run */
-	bool yes;              /* --yes, or --try-fixes: no question asked */
+	bool yes;              /* --yes: no question asked */
+	bool yes_if_own;       /* --try-fixes: none for a trace of this user's on this host */
 	bool json;             /* --json: the outcome as one object on stdout */
 	const char *out_dir;   /* -o: where the new traces go; NULL: DIR/retry-N */
 };

@@ -66,6 +66,7 @@ struct plan {
 	json_t *view;             /* the first run's diagnosis */
 	size_t nfindings;
 	json_t *installs;         /* fixes that need an installer: said, never run */
+	char foreign[512];        /* why the trace is not this user's on this host; "" when it is */
 };
 
 static void usage(void)
@@ -362,6 +363,8 @@ static bool runnable(const struct gt_process *p, char *err, size_t cap)
 	return true;
 }
 
+/* A run traced on another host is refused: its paths are that host's. One
+ * whose header names no host is let through, as foreign (origin_of). */
 static bool same_host(const struct gt_process *p, char *err, size_t cap)
 {
 	char host[256];
@@ -374,14 +377,59 @@ static bool same_host(const struct gt_process *p, char *err, size_t cap)
 	return false;
 }
 
+/* The uid the trace file's first header line records, or -1. */
+static long header_uid(const char *file)
+{
+	FILE *f = fopen(file, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	json_t *h = NULL;
+	long uid = -1;
+
+	if (f && getline(&line, &cap, f) > 0 && (h = json_loads(line, 0, NULL)) != NULL &&
+	    json_is_integer(json_object_get(h, "uid")))
+		uid = (long)json_integer_value(json_object_get(h, "uid"));
+	json_decref(h);
+	free(line);
+	if (f)
+		fclose(f);
+	return uid;
+}
+
+/* Whether the run came from this user on this host; else why not, in why.
+ * A trace folder is data anyone may hand over: what its header recorded (the
+ * program, its folder, LD_PRELOAD ...) is what a retry runs. */
+static void origin_of(const struct gt_process *p, char *why, size_t cap)
+{
+	long uid = header_uid(p->file);
+	struct stat st;
+
+	why[0] = 0;
+	if (!p->host)
+		snprintf(why, cap, "its header names no host");
+	else if (uid < 0)
+		snprintf(why, cap, "its header names no user");
+	else if ((uid_t)uid != getuid())
+		snprintf(why, cap, "it was traced as uid %ld, you are uid %ld", uid, (long)getuid());
+	else if (stat(p->file, &st) == 0 && st.st_uid != getuid())
+		snprintf(why, cap, "its file %s belongs to uid %ld", p->file, (long)st.st_uid);
+}
+
+/* Everything of the header's that a run uses: the program, its folder and
+ * each variable it sets, as the question shows them. */
 static void say_command(FILE *f, const struct gt_process *p)
 {
+	json_t *env = user_env(p), *v;
+	const char *name;
 	size_t i;
 
 	fprintf(f, WHO ": the command:");
 	for (i = 0; i < p->argc; i++)
 		fprintf(f, " %s", gt_printable(p->argv[i]));
 	fprintf(f, "\n  (%s, in %s)\n", gt_printable(p->exe), gt_printable(p->cwd ? p->cwd : "?"));
+	json_object_foreach(env, name, v)
+		fprintf(f, "  with %s=%s\n", name, gt_printable(json_string_value(v)));
+	json_decref(env);
 }
 
 static bool confirm(const struct plan *pl, const struct cmd_retry_opts *o, char *err, size_t cap)
@@ -394,10 +442,14 @@ static bool confirm(const struct plan *pl, const struct cmd_retry_opts *o, char 
 		describe(pl->c[i].fix, desc, sizeof(desc));
 		fprintf(stderr, "  run %zu: with %s\n", i + 1, gt_printable(desc));
 	}
-	if (o->yes)
+	if (pl->foreign[0])
+		fprintf(stderr, WHO ": this trace is not from you on this host (%s): the program, folder and "
+			"variables above are its own\n", gt_printable(pl->foreign));
+	if (o->yes || (o->yes_if_own && !pl->foreign[0]))
 		return true;
 	if (!isatty(STDIN_FILENO)) {
-		snprintf(err, cap, "re-running the command needs a yes: give --yes (no terminal to ask on)");
+		snprintf(err, cap, pl->foreign[0] ? "running a trace that is not yours needs a yes: give --yes (no "
+			 "terminal to ask on)" : "re-running the command needs a yes: give --yes (no terminal to ask on)");
 		return false;
 	}
 	fprintf(stderr, "Run it again%s? [y/N] ", pl->n > 1 ? " for each" : "");
@@ -643,6 +695,7 @@ int cmd_retry_dir(const char *dir_in, const struct cmd_retry_opts *o)
 		return CMD_EXIT_USAGE;
 	}
 	pl.was = exit_of(&pl.root);
+	origin_of(&pl.root, pl.foreign, sizeof(pl.foreign));
 	if (!plan_fixes(&pl, o, err, sizeof(err))) {
 		say_installs(&pl, o->json);
 		fprintf(stderr, WHO ": %s\n", err);
