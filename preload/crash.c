@@ -54,7 +54,10 @@ static char alt_stack[ALT_STACK_BYTES] __attribute__((aligned(16)));
 static int alt_stack_ours;
 /* The first crashing thread records; 2 once its line is written. */
 static int crash_state;
+/* The thread writing the crash line, and whether it is unwinding: a fault of
+ * its own there (a damaged stack) ends the unwinding, elsewhere the line. */
 static pid_t recording_tid;
+static int unwinding;
 static sigjmp_buf unwind_fault;
 static char crash_line[48 * 1024];
 
@@ -236,14 +239,15 @@ static void write_crash(int sig, const siginfo_t *si, const void *ucv)
 
 	w.n = 0;
 	w.more = false;
-	recording_tid = gt_gettid();
 	/* A stack the unwinder cannot read faults inside it: the frames found
 	 * so far are kept (see on_crash). */
-	if (sigsetjmp(unwind_fault, 1) == 0)
+	if (sigsetjmp(unwind_fault, 1) == 0) {
+		__atomic_store_n(&unwinding, 1, __ATOMIC_SEQ_CST);
 		_Unwind_Backtrace(take_frame, &w);
-	else
+	} else {
 		faulted = true;
-	recording_tid = 0;
+	}
+	__atomic_store_n(&unwinding, 0, __ATOMIC_SEQ_CST);
 	first = first_program_frame(&w, context_ip(ucv));
 	jl_fragment_begin(&frames, frames_buf, sizeof(frames_buf));
 	for (i = first; i < w.n && i - first < MAX_FRAMES; i++)
@@ -280,29 +284,52 @@ static void wait_for_record(void)
 		nanosleep(&ms, NULL);
 }
 
+/* The previous disposition back, and the signal on its way to it.
+ * Returning runs the faulting instruction again: the same signal, code and
+ * registers as a bare run. A sent signal is raised again, blocked until the
+ * handler returns, so that it is delivered at the place it interrupted. */
+static void pass_on(int sig, const siginfo_t *si)
+{
+	sigset_t only;
+
+	__sigaction(sig, &previous[sig], NULL);
+	if (from_fault(sig, si))
+		return;
+	sigemptyset(&only);
+	sigaddset(&only, sig);
+	sigprocmask(SIG_BLOCK, &only, NULL);
+	raise(sig);
+}
+
+/* Installed with SA_NODEFER, so that a fault inside the handler comes back
+ * here instead of killing the process before its line is written. */
 static void on_crash(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
+	pid_t me = gt_gettid();
 	int idle = 0;
 
-	/* A fault in the unwinder itself, on the recording thread. */
-	if (recording_tid && recording_tid == gt_gettid())
-		siglongjmp(unwind_fault, 1);
+	if (__atomic_load_n(&recording_tid, __ATOMIC_SEQ_CST) == me) {
+		/* A fault in the unwinder: the stack is cut there. */
+		if (__atomic_load_n(&unwinding, __ATOMIC_SEQ_CST))
+			siglongjmp(unwind_fault, 1);
+		/* Elsewhere in gputrace's own handler: the line is lost. */
+		pass_on(sig, si);
+		errno = saved;
+		return;
+	}
 	if (preload_tracing() &&
 	    __atomic_compare_exchange_n(&crash_state, &idle, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&recording_tid, me, __ATOMIC_SEQ_CST);
 		write_crash(sig, si, ucv);
+		preload_note_fatal_signal(sig);
+		__atomic_store_n(&recording_tid, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&crash_state, 2, __ATOMIC_RELEASE);
 	} else {
 		wait_for_record();
+		preload_note_fatal_signal(sig);
 	}
-	preload_note_fatal_signal(sig);
-	__sigaction(sig, &previous[sig], NULL);
-	/* Returning runs the faulting instruction again, under the previous
-	 * disposition: the same signal, code and registers as a bare run. A
-	 * sent signal is raised again: blocked here, it is delivered when the
-	 * handler returns, at the place it interrupted. */
-	if (!from_fault(sig, si))
-		raise(sig);
+	pass_on(sig, si);
 	errno = saved;
 }
 
@@ -337,7 +364,7 @@ void preload_crash_init(void)
 	real_find_object = (find_object_fn)preload_dlsym(RTLD_NEXT, "_dl_find_object");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	set_alt_stack();
 	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++) {

@@ -282,6 +282,37 @@ static void say_signal(struct gt_finding *f, const struct gt_crash *c)
 		gt_evidence_int(e, "sender", c->sender);
 }
 
+/* The CUDA libraries loaded last, newest first; else any library. */
+static void add_last_loaded(struct gt_finding *f, const struct gt_proc_model *m)
+{
+	const struct gt_process *p = m->proc;
+	size_t i, shown = 0;
+	json_t *e;
+
+	for (i = p->nobjects; i-- > 0 && shown < LAST_LIBS;) {
+		const struct gt_object *ob = &p->objects[i];
+		struct gt_family_info fi;
+
+		if (!ob->path || ob->path[0] != '/' || (m->nlibs && !gt_classify(ob->path, &fi)) ||
+		    is_gputrace(ob->path))
+			continue;
+		e = gt_evidence_add(f, "loaded before the end: %s", ob->path);
+		gt_evidence_str(e, "path", ob->path);
+		gt_evidence_str(e, "rule", gt_rule_name_or_null(ob->rule));
+		shown++;
+	}
+}
+
+static bool stack_in_a_cuda_library(const struct gt_proc_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nframes; i++)
+		if (m->frames[i].lib)
+			return true;
+	return false;
+}
+
 /* With the stack: where, in which copy, called by whom, and why. */
 static void crashed_with_stack(const struct gt_proc_model *m, struct gt_findings *out)
 {
@@ -315,6 +346,10 @@ static void crashed_with_stack(const struct gt_proc_model *m, struct gt_findings
 
 		gt_evidence_str(e, "cut", c->unwind_stopped ? "unwind" : "depth");
 	}
+	/* A stack through no CUDA library: those loaded last are still the
+	 * first suspects of a CUDA program's crash. */
+	if (m->nlibs && !stack_in_a_cuda_library(m))
+		add_last_loaded(f, m);
 	if (f->ncaused) {
 		free(f->fix);
 		f->fix = gt_xstrdup("Fix what it is caused by (above): the crash is how that shows.");
@@ -330,7 +365,6 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
 	struct gt_finding *f;
-	size_t i, shown = 0;
 	json_t *e;
 
 	/* SIGINT, SIGTERM, SIGHUP: stopped by a user, a launcher or a pool,
@@ -368,17 +402,5 @@ void rule_crashed(const struct gt_proc_model *m, struct gt_findings *out)
 		e = gt_evidence_add(f, "ended by signal %d", m->ended_signal);
 		gt_evidence_int(e, "signal", m->ended_signal);
 	}
-	/* The CUDA libraries loaded last, newest first; else any library. */
-	for (i = p->nobjects; i-- > 0 && shown < LAST_LIBS;) {
-		const struct gt_object *ob = &p->objects[i];
-		struct gt_family_info fi;
-
-		if (!ob->path || ob->path[0] != '/' || (m->nlibs && !gt_classify(ob->path, &fi)) ||
-		    is_gputrace(ob->path))
-			continue;
-		e = gt_evidence_add(f, "loaded before the end: %s", ob->path);
-		gt_evidence_str(e, "path", ob->path);
-		gt_evidence_str(e, "rule", gt_rule_name_or_null(ob->rule));
-		shown++;
-	}
+	add_last_loaded(f, m);
 }

@@ -92,6 +92,21 @@ class SameAsBare(unittest.TestCase):
                 finally:
                     cleanup(run)
 
+    def test_a_stack_the_unwinder_cannot_read(self):
+        """The stack pointer at 0: the unwinder faults inside the handler; the
+        frames so far are kept and the process dies as bare."""
+        bare = run_bare([MODES, "badstack"])
+        self.assertEqual(bare.returncode, -signal.SIGSEGV)
+        run = run_traced([MODES, "badstack"], opts=("-q",))
+        self.addCleanup(cleanup, run)
+        self.assertEqual((run.proc.returncode, run.proc.stdout, run.proc.stderr),
+                         (bare.returncode, bare.stdout, bare.stderr))
+        line = crash_lines(run)[0]
+        self.assertEqual(line["unwind"], "stopped")
+        self.assertTrue(line["frames"][0].get("main"), line)
+        rc, doc = report(run.outdir)
+        self.assertIn("the stack is cut", " ".join(e["what"] for e in crashed(doc)["evidence"]))
+
     def test_core_dump_kept(self):
         """The default action runs, as bare: the kernel writes the core."""
         with open("/proc/sys/kernel/core_pattern") as f:

@@ -6,6 +6,7 @@
  *   altstack  its own alternate stack, used by its own SA_ONSTACK handler
  *   assert    a failed assert() (message, SIGABRT)
  *   overflow  unbounded recursion (SIGSEGV on a full stack)
+ *   badstack  a fault with the stack pointer at 0: the unwinder faults too
  *   segv, ill, fpe, trap, raise   one fatal signal each */
 #include <assert.h>
 #include <setjmp.h>
@@ -121,6 +122,10 @@ int main(int argc, char **argv)
 		return seven / zero;
 	if (!strcmp(m, "trap"))
 		__asm__ volatile("int3");
+#if defined(__x86_64__)
+	if (!strcmp(m, "badstack"))
+		__asm__ volatile("xor %%esp, %%esp\n\tmovl $0, (%%rsp)" ::: "memory");
+#endif
 	if (!strcmp(m, "raise"))
 		raise(SIGSEGV);
 	printf("after %s\n", m);
