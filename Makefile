@@ -94,7 +94,7 @@ clean:
 
 # The command: launcher, reader and summary (with sanitizers only when SAN says so).
 # Listed lowest layer first, as tools/check-layers.py orders them.
-CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard read/*.c) $(wildcard rules/*.c) \
+CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard facts/*.c) $(wildcard read/*.c) $(wildcard rules/*.c) \
 	$(wildcard report/*.c) $(wildcard render/*.c) $(wildcard compare/*.c) $(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
@@ -312,6 +312,7 @@ TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$
 E2E ?=
 E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
+	$(PYTHON) tools/check-pure-rules.py $(BUILD)
 	$(BUILD)/unit_tests
 	BUILD=$(abspath $(BUILD)) GPUTRACE_MAKE_VARS="$(TEST_MAKE_VARS)" \
 		$(PYTHON) tools/run-e2e.py -j $(E2E_JOBS) $(E2E)

@@ -20,7 +20,9 @@ int cmd_retry_main(int argc, char **argv);
 /* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 
-/* The diagnosis `gputrace COMMAND` prints when the command exits. */
-void cmd_report_after_run(const char *dir, FILE *out, bool color);
+/* The diagnosis `gputrace COMMAND` prints when the command exits. With
+ * gather_facts, this host's files are asked now and the answers written
+ * beside the traces (facts/facts.h), else the facts file is read. */
+void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts);
 
 #endif

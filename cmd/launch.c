@@ -681,7 +681,7 @@ static void choose_report_path(const char *dir, bool had_traces, char *out, size
  * (choose_report_path said it may be). A write that fails (a full disk) is
  * said in one line and the partial file goes: a cut report would read as a
  * whole one. */
-static void save_report(const char *dir, const char *path)
+static void save_report(const char *dir, const char *path, bool gather_facts)
 {
 	FILE *f;
 	int fd, err;
@@ -696,7 +696,7 @@ static void save_report(const char *dir, const char *path)
 			strerror(errno));
 		return;
 	}
-	cmd_report_after_run(dir, f, false);
+	cmd_report_after_run(dir, f, false, gather_facts);
 	err = cmd_close_checked(f);
 	if (err) {
 		unlink(path);
@@ -802,9 +802,9 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (print)
-			cmd_report_after_run(dir, stderr, color);
+			cmd_report_after_run(dir, stderr, color, true);
 		if (keep)
-			save_report(dir, report);
+			save_report(dir, report, !print);  /* the facts were gathered for the screen's */
 		fflush(NULL);
 		_exit(0);
 	}

@@ -273,17 +273,22 @@ int cmd_report_main(int argc, char **argv)
 	return status;
 }
 
-void cmd_report_after_run(const char *dir, FILE *out, bool color)
+void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts)
 {
 	char *paths[1] = { (char *)dir }, err[8192];
 	struct gt_report r;
 
-	if (!gt_report_load(&r, paths, 1, err, sizeof(err))) {
+	if (!gt_report_load_as(&r, paths, 1, gather_facts ? GT_FACTS_LIVE : GT_FACTS_RECORDED, err, sizeof(err))) {
 		fprintf(out, "gputrace: %s\n", gt_printable(err));
 		gt_report_free(&r);
 		return;
 	}
 	gt_report_analyse(&r);
+	/* The traces stay readable without the facts: a folder that cannot
+	 * take them is said, and the report goes on. */
+	if (gather_facts && !gt_report_save_facts(&r, dir, err, sizeof(err)))
+		fprintf(stderr, "gputrace: the facts of this host were not kept beside the traces: %s\n",
+			gt_printable(err));
 	/* The verdict first; where the traces are, last (issue 30). */
 	gt_render_text(out, &r, color);
 	snprintf(err, sizeof(err), "gputrace: traces in %s (gputrace report %s for this again)", dir, dir);

@@ -292,16 +292,21 @@ static void restore_env(json_t *env)
 	}
 }
 
+/* The fix is applied for a run on this host: its folders are compared
+ * through this host's files (facts asked now, never written). */
 static bool apply_fix(json_t *fix, json_t *env)
 {
+	struct gt_facts_set *here = gt_facts_set_new(GT_FACTS_LIVE);
+	struct gt_host_facts *facts = gt_facts_of_host(here, NULL);
 	json_t *all = json_object_get(fix, "all"), *v;
 	bool changed = false;
 	size_t i;
 
 	if (!all)
-		return gt_fix_apply(fix, env);
+		changed = gt_fix_apply(fix, env, facts);
 	json_array_foreach(all, i, v)
-		changed |= gt_fix_apply(v, env);
+		changed |= gt_fix_apply(v, env, facts);
+	gt_facts_set_free(here);
 	return changed;
 }
 

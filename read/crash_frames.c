@@ -1,11 +1,11 @@
-/* A crash's stack in the report's terms (read/crash_frames.h): the host's
- * files are read here, once, for the rules, which read nothing. */
+/* A crash's stack in the report's terms (read/crash_frames.h): the files'
+ * symbols and packages are facts of the traced host (facts/facts.h). */
 #include "read/crash_frames.h"
 
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "host/elf_symbol_at.h"
+
 
 /* The object of the trace at path, for its CUDA library model. */
 static const struct gt_object *object_at_path(const struct gt_process *p, const char *path)
@@ -22,8 +22,8 @@ static const struct gt_object *object_at_path(const struct gt_process *p, const 
  * is a return address, one past its call, which may be past the end of the
  * function (a call of abort() is its last instruction): looked up one byte
  * back. */
-static void describe_frame(const struct gt_process *p, const struct gt_frame *fr, bool caller,
-			   struct gt_crash_frame *cf)
+static void describe_frame(const struct gt_process *p, struct gt_host_facts *facts, const struct gt_frame *fr,
+			   bool caller, struct gt_crash_frame *cf)
 {
 	unsigned long long at = caller && fr->off ? fr->off - 1 : fr->off;
 
@@ -32,16 +32,14 @@ static void describe_frame(const struct gt_process *p, const struct gt_frame *fr
 	if (!cf->path)
 		return;
 	cf->obj = object_at_path(p, cf->path);
-	/* facts: the function at the frame's offset, from the file's symbol tables */
-	if (host_symbol_at(cf->path, at, cf->symbol, sizeof(cf->symbol), &cf->symbol_off))
+	if (gt_facts_symbol_at(facts, cf->path, at, cf->symbol, sizeof(cf->symbol), &cf->symbol_off))
 		cf->symbol_off += fr->off - at;
 	else
 		cf->symbol[0] = 0;
-	/* facts: the package that installed the frame's file (the lists are read once) */
-	cf->has_package = host_package_of(cf->path, &cf->package);
+	cf->has_package = gt_facts_package(facts, cf->path, &cf->package);
 }
 
-size_t gt_crash_frames_build(const struct gt_process *p, struct gt_crash_frame **out)
+size_t gt_crash_frames_build(const struct gt_process *p, struct gt_host_facts *facts, struct gt_crash_frame **out)
 {
 	const struct gt_crash *c = p->crash;
 	size_t i;
@@ -51,6 +49,6 @@ size_t gt_crash_frames_build(const struct gt_process *p, struct gt_crash_frame *
 		return 0;
 	*out = gt_xcalloc(c->nframes, sizeof(**out));
 	for (i = 0; i < c->nframes; i++)
-		describe_frame(p, &c->frames[i], i > 0, &(*out)[i]);
+		describe_frame(p, facts, &c->frames[i], i > 0, &(*out)[i]);
 	return c->nframes;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/facts.h"
 #include "host/package.h"
 #include "read/trace_read.h"
 
@@ -25,6 +26,6 @@ struct gt_crash_frame {
 
 /* The frames of p's crash (none without a crash line), into *out
  * (malloc'd): their count. */
-size_t gt_crash_frames_build(const struct gt_process *p, struct gt_crash_frame **out);
+size_t gt_crash_frames_build(const struct gt_process *p, struct gt_host_facts *facts, struct gt_crash_frame **out);
 
 #endif

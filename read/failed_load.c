@@ -13,21 +13,6 @@
 #include "host/elf_info.h"
 #include "host/package.h"
 
-void gt_traced_resolve_env(const struct gt_process *p, struct host_resolve_env *env)
-{
-	static struct host_ldcache cache;
-	static bool read, have;
-	char err[256];
-
-	if (!read) {
-		read = true;
-		have = host_ldcache_read("/etc/ld.so.cache", &cache, err, sizeof(err));
-	}
-	memset(env, 0, sizeof(*env));
-	env->ld_library_path = gt_process_env(p, "LD_LIBRARY_PATH");
-	env->cache = have ? &cache : NULL;
-}
-
 /* ---- a search the process died in ---- */
 
 /* The program's last search, if nothing concluded it and the process did
@@ -43,20 +28,19 @@ static struct gt_search *open_last_search(struct gt_process *p)
  * the process's environment, finds nothing either: the tries are the
  * paper's. If the paper finds a file, the trace cannot say, and the search
  * is left open. */
-static void conclude_cut_off(struct gt_process *p)
+static void conclude_cut_off(struct gt_process *p, struct gt_host_facts *facts)
 {
 	struct gt_search *s = open_last_search(p);
 	const char *loaders[1] = { p->exe };
 	bool by_program;
-	struct host_resolve_env env;
 	struct host_resolution r;
 	size_t i;
 
 	if (!s || !s->requester)
 		return;
-	gt_traced_resolve_env(p, &env);
 	by_program = p->exe && strcmp(s->requester, p->exe) == 0;
-	host_resolve(s->name, s->requester, by_program ? NULL : loaders, by_program ? 0 : 1, &env, &r);
+	gt_facts_resolve(facts, s->name, s->requester, by_program ? NULL : loaders, by_program ? 0 : 1,
+			 gt_process_env(p, "LD_LIBRARY_PATH"), &r);
 	if (r.winner < 0 && !r.stop_reason) {
 		s->cut_off = true;
 		s->result = gt_xstrdup(GT_RESULT_NOT_FOUND);
@@ -96,13 +80,14 @@ static bool not_found_by(const struct gt_process *p, const char *path)
 	return false;
 }
 
-static const struct gt_search *needed_not_found(const struct gt_process *p, const char *path)
+static const struct gt_search *needed_not_found(const struct gt_process *p, struct gt_host_facts *facts,
+					       const char *path)
 {
 	struct host_elf_info info = { 0 };
 	const struct gt_search *found = NULL;
 	size_t i;
 
-	if (!not_found_by(p, path) || !host_elf_read(path, &info)) {
+	if (!not_found_by(p, path) || !gt_facts_elf(facts, path, &info)) {
 		host_elf_free(&info);
 		return NULL;
 	}
@@ -115,6 +100,14 @@ static const struct gt_search *needed_not_found(const struct gt_process *p, cons
 	}
 	host_elf_free(&info);
 	return found;
+}
+
+static void scope_add(struct gt_failed_load *fl, const char *path)
+{
+	if (!path || path[0] != '/')
+		return;
+	fl->scope = gt_xrealloc(fl->scope, (fl->nscope + 1) * sizeof(*fl->scope));
+	fl->scope[fl->nscope++] = path;
 }
 
 /* Objects that could bind the symbols of burst b's objects: those mapped in
@@ -133,11 +126,11 @@ static void build_scope(const struct gt_process *p, unsigned long b, struct gt_f
 		const struct gt_object *ob = &p->objects[i];
 
 		if (ob->ns == ns && (!ob->close_burst || ob->close_burst >= b))
-			gt_sym_scope_add(&fl->scope, ob->path);
+			scope_add(fl, ob->path);
 	}
 }
 
-static void describe_object(const struct gt_process *p, const struct gt_object *ob, struct gt_failed_object *fo)
+static void describe_object(struct gt_host_facts *facts, const struct gt_object *ob, struct gt_failed_object *fo)
 {
 	struct gt_family_info fi, rfi;
 	struct host_package pkg;
@@ -148,23 +141,24 @@ static void describe_object(const struct gt_process *p, const struct gt_object *
 	fo->obj = ob;
 	fo->found_by = ob->rule;
 	if ((fo->found_by == GT_RULE_RPATH || fo->found_by == GT_RULE_RUNPATH) && ob->requester &&
-	    host_elf_read(ob->requester, &info))
+	    gt_facts_elf(facts, ob->requester, &info))
 		fo->found_by = info.runpath ? GT_RULE_RUNPATH : GT_RULE_RPATH;
 	host_elf_free(&info);
-	(void)p;
 	if (!gt_classify(ob->path, &fi))
 		return;
 	fo->family = fi.family;
-	if (realpath(ob->path, real) && gt_classify(real, &rfi) && strchr(rfi.version, '.'))
+	if (gt_facts_real_path(facts, ob->path, real, sizeof(real)) && gt_classify(real, &rfi) &&
+	    strchr(rfi.version, '.'))
 		snprintf(fo->version, sizeof(fo->version), "%s", rfi.version);
-	else if (host_package_of(ob->path, &pkg))
+	else if (gt_facts_package(facts, ob->path, &pkg))
 		snprintf(fo->version, sizeof(fo->version), "%s", pkg.version);
 	else
 		snprintf(fo->version, sizeof(fo->version), "%s", fi.version);
 }
 
 /* The objects of burst b, in load order; the first is what was asked for. */
-static void take_objects(const struct gt_process *p, unsigned long b, struct gt_failed_load *fl)
+static void take_objects(const struct gt_process *p, struct gt_host_facts *facts, unsigned long b,
+			 struct gt_failed_load *fl)
 {
 	size_t i;
 
@@ -172,7 +166,7 @@ static void take_objects(const struct gt_process *p, unsigned long b, struct gt_
 		if (p->objects[i].close_burst != b)
 			continue;
 		fl->objects = gt_xrealloc(fl->objects, (fl->nobjects + 1) * sizeof(*fl->objects));
-		describe_object(p, &p->objects[i], &fl->objects[fl->nobjects++]);
+		describe_object(facts, &p->objects[i], &fl->objects[fl->nobjects++]);
 	}
 	fl->name = fl->objects[0].obj->name ? fl->objects[0].obj->name : fl->objects[0].obj->path;
 	fl->requester = fl->objects[0].obj->requester;
@@ -181,7 +175,7 @@ static void take_objects(const struct gt_process *p, unsigned long b, struct gt_
 static void free_load(struct gt_failed_load *fl)
 {
 	gt_symbol_gaps_free(fl->gaps, fl->ngaps);
-	gt_sym_scope_free(&fl->scope);
+	free(fl->scope);
 	free(fl->objects);
 }
 
@@ -190,48 +184,64 @@ static void free_load(struct gt_failed_load *fl)
  * not found lacks a dependency: other runs of closes are plain dlcloses, and
  * reading every symbol table of the scope for each would make a program that
  * loads and unloads a library in a loop quadratic. */
-static bool worth_judging(const struct gt_process *p, unsigned long b)
+static bool worth_judging(const struct gt_process *p, struct gt_host_facts *facts, unsigned long b)
 {
 	struct host_elf_info info = { 0 };
 	struct gt_family_info fi;
-	bool worth = false;
+	bool worth = false, readable;
 	size_t i, k;
 
 	for (i = 0; i < p->nobjects && !worth; i++) {
-		if (p->objects[i].close_burst != b || !host_elf_read(p->objects[i].path, &info)) {
-			if (p->objects[i].close_burst == b)
-				host_elf_free(&info);
+		if (p->objects[i].close_burst != b)
 			continue;
-		}
-		for (k = 0; k < info.nneeded && !worth; k++)
+		readable = gt_facts_elf(facts, p->objects[i].path, &info);
+		for (k = 0; readable && k < info.nneeded && !worth; k++)
 			worth = gt_classify(info.needed[k], &fi);
 		host_elf_free(&info);
-		worth = worth || needed_not_found(p, p->objects[i].path);
+		worth = worth || (readable && needed_not_found(p, facts, p->objects[i].path));
 	}
 	return worth;
 }
 
-/* Burst b, if the proof says its load failed. */
-static bool judge_burst(const struct gt_process *p, unsigned long b, struct gt_failed_load *fl)
+/* The symbols the consumers (among fl's scope) need that the scope lacks,
+ * into fl->gaps: a question of facts about the files. */
+static void symbol_gaps(const struct gt_process *p, struct gt_host_facts *facts, struct gt_failed_load *fl,
+			const char *const *consumers, size_t nconsumers, bool load_failed)
 {
-	struct host_resolve_env env;
-	size_t i, k;
+	struct gt_sym_question q = {
+		.scope = fl->scope,
+		.nscope = fl->nscope,
+		.consumers = consumers,
+		.nconsumers = nconsumers,
+		.load_failed = load_failed,
+		.ld_library_path = gt_process_env(p, "LD_LIBRARY_PATH"),
+	};
+
+	gt_facts_symbol_gaps(facts, &q, &fl->gaps, &fl->ngaps);
+}
+
+/* Burst b, if the proof says its load failed. */
+static bool judge_burst(const struct gt_process *p, struct gt_host_facts *facts, unsigned long b,
+			struct gt_failed_load *fl)
+{
+	const char **consumers;
+	size_t i;
 
 	memset(fl, 0, sizeof(*fl));
-	if (!worth_judging(p, b))
+	if (!worth_judging(p, facts, b))
 		return false;
-	take_objects(p, b, fl);
+	take_objects(p, facts, b, fl);
 	if (!fl->nobjects)
 		return false;
 	build_scope(p, b, fl);
-	gt_traced_resolve_env(p, &env);
+	consumers = gt_xcalloc(fl->nobjects, sizeof(*consumers));
 	for (i = 0; i < fl->nobjects; i++) {
 		if (!fl->missing)
-			fl->missing = needed_not_found(p, fl->objects[i].obj->path);
-		for (k = 0; k < fl->scope.n; k++)
-			if (strcmp(fl->scope.v[k].path, fl->objects[i].obj->path) == 0)
-				gt_symbol_gaps(&fl->scope, k, &env, &fl->gaps, &fl->ngaps);
+			fl->missing = needed_not_found(p, facts, fl->objects[i].obj->path);
+		consumers[i] = fl->objects[i].obj->path ? fl->objects[i].obj->path : "";
 	}
+	symbol_gaps(p, facts, fl, consumers, fl->nobjects, false);
+	free(consumers);
 	if (fl->ngaps || fl->missing)
 		return true;
 	free_load(fl);
@@ -243,10 +253,9 @@ static bool judge_burst(const struct gt_process *p, unsigned long b, struct gt_f
  * startup_loaded note), and the process ended without exiting normally (the
  * loader's "symbol lookup error", exit 127). Judged like an undone load:
  * on proof from the symbol tables, over every object mapped so far. */
-static bool judge_startup(const struct gt_process *p, struct gt_failed_load *fl)
+static bool judge_startup(const struct gt_process *p, struct gt_host_facts *facts, struct gt_failed_load *fl)
 {
-	struct host_resolve_env env;
-	size_t i, k;
+	size_t i;
 
 	memset(fl, 0, sizeof(*fl));
 	if (!p->audit_seen || p->startup_seen || p->clean_end || p->images != 1 ||
@@ -258,9 +267,9 @@ static bool judge_startup(const struct gt_process *p, struct gt_failed_load *fl)
 		if (ob->ns != 0 || ob->closed || !ob->path || ob->path[0] != '/' ||
 		    strstr(ob->path, "/libgputrace"))  /* ours, in every traced process */
 			continue;
-		gt_sym_scope_add(&fl->scope, ob->path);
+		scope_add(fl, ob->path);
 		fl->objects = gt_xrealloc(fl->objects, (fl->nobjects + 1) * sizeof(*fl->objects));
-		describe_object(p, ob, &fl->objects[fl->nobjects++]);
+		describe_object(facts, ob, &fl->objects[fl->nobjects++]);
 	}
 	if (!fl->nobjects) {
 		free_load(fl);
@@ -270,11 +279,8 @@ static bool judge_startup(const struct gt_process *p, struct gt_failed_load *fl)
 	fl->requester = NULL;
 	/* Known to have failed only when its status says the loader gave up:
 	 * a process that died otherwise at start-up may not have mapped all. */
-	fl->scope.load_failed = p->reaped && p->exit_status == 127;
 	fl->at_startup = true;
-	gt_traced_resolve_env(p, &env);
-	for (k = 0; k < fl->scope.n; k++)
-		gt_symbol_gaps(&fl->scope, k, &env, &fl->gaps, &fl->ngaps);
+	symbol_gaps(p, facts, fl, fl->scope, fl->nscope, p->reaped && p->exit_status == 127);
 	if (fl->ngaps)
 		return true;
 	free_load(fl);
@@ -288,21 +294,21 @@ static void add_load(struct gt_failed_load **v, size_t *n, const struct gt_faile
 	(*v)[(*n)++] = *fl;
 }
 
-size_t gt_failed_loads_build(struct gt_process *p, struct gt_failed_load **out)
+size_t gt_failed_loads_build(struct gt_process *p, struct gt_host_facts *facts, struct gt_failed_load **out)
 {
 	unsigned long b, bursts = 0;
 	struct gt_failed_load fl;
 	size_t i, n = 0;
 
-	conclude_cut_off(p);
+	conclude_cut_off(p, facts);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].close_burst > bursts)
 			bursts = p->objects[i].close_burst;
 	for (b = 1; b <= bursts; b++) {
-		if (judge_burst(p, b, &fl))
+		if (judge_burst(p, facts, b, &fl))
 			add_load(out, &n, &fl);
 	}
-	if (judge_startup(p, &fl))
+	if (judge_startup(p, facts, &fl))
 		add_load(out, &n, &fl);
 	return n;
 }

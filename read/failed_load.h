@@ -7,7 +7,7 @@
  * LA_ACT_CONSISTENT, the closes, LA_ACT_DELETE, in both), so a run of closes
  * is taken for an undone load only on proof that the load could not have
  * succeeded: a symbol one of its objects needs that no object of its scope
- * defines (read/symbol_check.h), or a DT_NEEDED of one of them that was not
+ * defines (facts/symbol_check.h), or a DT_NEEDED of one of them that was not
  * found. A healthy dlclose stays a dlclose. */
 #ifndef GPUTRACE_FAILED_LOAD_H
 #define GPUTRACE_FAILED_LOAD_H
@@ -17,7 +17,7 @@
 
 #include "host/resolve.h"
 #include "gputrace/trace_format.h"
-#include "read/symbol_check.h"
+#include "facts/facts.h"
 #include "read/trace_read.h"
 
 /* One object an undone load had mapped, with what the report knows of it. */
@@ -33,7 +33,8 @@ struct gt_failed_load {
 	const char *requester;
 	struct gt_failed_object *objects;
 	size_t nobjects;
-	struct gt_sym_scope scope;    /* what the gaps' paths point into */
+	const char **scope;           /* the objects that could bind its symbols (paths of the trace) */
+	size_t nscope;
 	struct gt_symbol_gap *gaps;   /* symbols that made it fail */
 	size_t ngaps;
 	const struct gt_search *missing; /* a DT_NEEDED of its objects not found, or NULL */
@@ -43,11 +44,7 @@ struct gt_failed_load {
 /* The loads p's loader undid, into *out (malloc'd; *out must start NULL):
  * their count. Also concludes the search p died in when, on paper, it finds
  * nothing (gt_search.cut_off). The model keeps them (model.h's failed). */
-size_t gt_failed_loads_build(struct gt_process *p, struct gt_failed_load **out);
+size_t gt_failed_loads_build(struct gt_process *p, struct gt_host_facts *facts, struct gt_failed_load **out);
 void gt_failed_loads_free(struct gt_failed_load *v, size_t n);
-
-/* The loader's environment of the traced process for a search on paper:
- * its LD_LIBRARY_PATH and this host's ld.so.cache. */
-void gt_traced_resolve_env(const struct gt_process *p, struct host_resolve_env *env);
 
 #endif

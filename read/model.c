@@ -34,16 +34,6 @@ static void format_mmp100(long v, char *out, size_t cap)
 	snprintf(out, cap, "%ld.%ld.%ld", v / 10000, (v / 100) % 100, v % 100);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
-
-	if (!a || !b)
-		return false;
-	if (strcmp(a, b) == 0)
-		return true;
-	return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
-}
 
 /* cuDNN 9's front library forwards cudnnGetVersion to the graph library it
  * loaded: that answer is the graph library's, never the front's own. */
@@ -67,7 +57,7 @@ static void set_answer(struct gt_lib *l, const struct gt_version *v, const char 
 }
 
 /* The answers this very object gave, in the form users know. */
-static void own_answers(const struct gt_process *p, struct gt_lib *l)
+static void own_answers(struct gt_host_facts *facts, const struct gt_process *p, struct gt_lib *l)
 {
 	int major = -1, minor = -1, patch = -1;
 	size_t i;
@@ -75,7 +65,7 @@ static void own_answers(const struct gt_process *p, struct gt_lib *l)
 	for (i = 0; i < p->nversions; i++) {
 		const struct gt_version *v = &p->versions[i];
 
-		if (v->status != 0 || !same_file(v->lib, l->obj->path) || forwarded_to_graph(l, v))
+		if (v->status != 0 || !gt_facts_same_file(facts, v->lib, l->obj->path) || forwarded_to_graph(l, v))
 			continue;
 		if (strcmp(v->fn, "cublasGetProperty") == 0 && v->property == 0)
 			major = (int)v->value;
@@ -105,11 +95,12 @@ static struct gt_lib *graph_of_front(struct gt_proc_model *m, const struct gt_li
 		const struct gt_search *s = &p->searches[i];
 
 		if (!s->path || !s->requester || !gt_classify(s->path, &fi) ||
-		    strcmp(fi.component, "cudnn_graph") != 0 || !same_file(s->requester, front->obj->path))
+		    strcmp(fi.component, "cudnn_graph") != 0 ||
+		    !gt_facts_same_file(m->facts, s->requester, front->obj->path))
 			continue;
 		for (k = 0; k < m->nlibs; k++)
 			if (strcmp(m->libs[k].fi.component, "cudnn_graph") == 0 &&
-			    same_file(m->libs[k].obj->path, s->path))
+			    gt_facts_same_file(m->facts, m->libs[k].obj->path, s->path))
 				return &m->libs[k];
 	}
 	for (k = 0; k < m->nlibs; k++)
@@ -135,7 +126,8 @@ static void forwarded_answers(struct gt_proc_model *m)
 		for (k = 0; k < p->nversions; k++) {
 			const struct gt_version *v = &p->versions[k];
 
-			if (v->status != 0 || !forwarded_to_graph(front, v) || !same_file(v->lib, front->obj->path))
+			if (v->status != 0 || !forwarded_to_graph(front, v) ||
+			    !gt_facts_same_file(m->facts, v->lib, front->obj->path))
 				continue;
 			graph = graph_of_front(m, front);
 			if (graph && !graph->api_version[0])
@@ -203,47 +195,34 @@ static bool in_preload_list(const char *list, const char *name)
 	return false;
 }
 
-static bool preloaded(const struct gt_process *p, const struct gt_object *ob)
+static bool preloaded(const struct gt_proc_model *m, const struct gt_object *ob)
 {
-	static char etc_preload[4096];
-	static bool etc_read;
+	const struct gt_process *p = m->proc;
 	const char *var = gt_process_env(p, "LD_PRELOAD");
-	FILE *f;
-	size_t n;
 
 	/* The loader asks for preloads on behalf of the program itself. */
 	if (!ob->name || !ob->requester || !p->exe || strcmp(ob->requester, p->exe) != 0)
 		return false;
 	if (var && in_preload_list(var, ob->name))
 		return true;
-	if (!etc_read) {
-		etc_read = true;
-		f = fopen("/etc/ld.so.preload", "re");
-		if (f) {
-			n = fread(etc_preload, 1, sizeof(etc_preload) - 1, f);
-			etc_preload[n] = 0;
-			fclose(f);
-		}
-	}
-	return etc_preload[0] && in_preload_list(etc_preload, ob->name);
+	return m->etc_preload[0] && in_preload_list(m->etc_preload, ob->name);
 }
 
 /* RPATH and RUNPATH share one flag in rtld-audit: the requester's dynamic
  * section on disk says which it was (with DT_RUNPATH, DT_RPATH is ignored).
  * A preloaded library is named by its mechanism, whatever rule found it. */
-static enum gt_rule found_by(const struct gt_process *p, const struct gt_object *ob)
+static enum gt_rule found_by(const struct gt_proc_model *m, const struct gt_object *ob)
 {
 	struct host_elf_info info;
 	enum gt_rule rule = ob->rule;
 
-	if (preloaded(p, ob))
+	if (preloaded(m, ob))
 		return GT_RULE_PRELOAD;
 	if (!ob->requester || (rule != GT_RULE_RPATH && rule != GT_RULE_RUNPATH))
 		return rule;
-	if (host_elf_read(ob->requester, &info)) {
+	if (gt_facts_elf(m->facts, ob->requester, &info))
 		rule = info.runpath ? GT_RULE_RUNPATH : info.rpath ? GT_RULE_RPATH : rule;
-		host_elf_free(&info);
-	}
+	host_elf_free(&info);
 	return rule;
 }
 
@@ -284,7 +263,7 @@ bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family
 	return false;
 }
 
-static void build_lib(const struct gt_process *p, const struct gt_object *ob, struct gt_lib *l)
+static void build_lib(const struct gt_proc_model *m, const struct gt_object *ob, struct gt_lib *l)
 {
 	struct gt_family_info real_fi;
 
@@ -294,17 +273,17 @@ static void build_lib(const struct gt_process *p, const struct gt_object *ob, st
 	/* A file that is gone has no real path: glibc's realpath leaves what it
 	 * resolved so far in the buffer, and two copies that are not on this
 	 * disk must not look like two files that are. */
-	if (!realpath(ob->path, l->real_path))
+	if (!gt_facts_real_path(m->facts, ob->path, l->real_path, sizeof(l->real_path)))
 		l->real_path[0] = 0;
 	if (l->real_path[0] && gt_classify(l->real_path, &real_fi))
 		snprintf(l->file_version, sizeof(l->file_version), "%s", real_fi.version);
 	else
 		snprintf(l->file_version, sizeof(l->file_version), "%s", l->fi.version);
-	own_answers(p, l);
-	l->has_package = host_package_of(ob->path, &l->package);
+	own_answers(m->facts, m->proc, l);
+	l->has_package = gt_facts_package(m->facts, ob->path, &l->package);
 	if (l->has_package && gt_package_speaks_for(&l->package, &l->fi))
 		snprintf(l->package_version, sizeof(l->package_version), "%s", l->package.version);
-	l->found_by = found_by(p, ob);
+	l->found_by = found_by(m, ob);
 }
 
 const struct gt_lib *gt_lib_of_object(const struct gt_proc_model *m, const struct gt_object *ob)
@@ -676,23 +655,25 @@ bool gt_model_failed(const struct gt_proc_model *m)
 	return false;
 }
 
-bool gt_model_build(struct gt_process *p, struct gt_proc_model *m)
+bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt_proc_model *m)
 {
 	struct gt_family_info fi;
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	m->proc = p;
+	m->facts = facts;
+	m->etc_preload = gt_facts_etc_preload(facts);
 	m->libs = calloc(p->nobjects ? p->nobjects : 1, sizeof(*m->libs));
 	if (!m->libs)
 		return false;
 	/* The installers' records are read once for all the libraries. */
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
-			host_package_want(p->objects[i].path);
+			gt_facts_package_want(facts, p->objects[i].path);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
-			build_lib(p, &p->objects[i], &m->libs[m->nlibs++]);
+			build_lib(m, &p->objects[i], &m->libs[m->nlibs++]);
 	build_copies(m);
 	forwarded_answers(m);
 	for (i = 0; i < m->nlibs; i++) {
@@ -700,8 +681,8 @@ bool gt_model_build(struct gt_process *p, struct gt_proc_model *m)
 		check_agreement(&m->libs[i]);
 	}
 	ending(m);
-	m->nfailed = gt_failed_loads_build(p, &m->failed);
-	m->nframes = gt_crash_frames_build(p, &m->frames);
+	m->nfailed = gt_failed_loads_build(p, facts, &m->failed);
+	m->nframes = gt_crash_frames_build(p, facts, &m->frames);
 	for (i = 0; i < m->nframes; i++)
 		m->frames[i].lib = m->frames[i].obj ? gt_lib_of_object(m, m->frames[i].obj) : NULL;
 	return true;
@@ -716,12 +697,13 @@ void gt_model_free(struct gt_proc_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const char *gt_object_preloaded_root(const struct gt_process *p, const struct gt_object *ob)
+const char *gt_object_preloaded_root(const struct gt_proc_model *m, const struct gt_object *ob)
 {
+	const struct gt_process *p = m->proc;
 	size_t depth, i;
 
 	for (depth = 0; ob && depth < 32; depth++) {
-		if (preloaded(p, ob))
+		if (preloaded(m, ob))
 			return ob->path;
 		if (!ob->requester)
 			break;
@@ -735,7 +717,7 @@ const char *gt_object_preloaded_root(const struct gt_process *p, const struct gt
 
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)
 {
-	return gt_object_preloaded_root(m->proc, l->obj);
+	return gt_object_preloaded_root(m, l->obj);
 }
 
 size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "common/family.h"
+#include "facts/facts.h"
 #include "host/package.h"
 #include "read/paths.h"
 #include "read/trace_read.h"
@@ -71,9 +72,14 @@ struct gt_proc_model {
 	size_t nfailed;
 	struct gt_crash_frame *frames; /* the crash's stack (read/crash_frames.h), innermost first */
 	size_t nframes;
+	/* The host of the trace, as the rules may see it: its facts (facts/),
+	 * and /etc/ld.so.preload's text from them. */
+	struct gt_host_facts *facts;
+	const char *etc_preload;
 };
 
-bool gt_model_build(struct gt_process *p, struct gt_proc_model *m);
+/* The model of p, from its trace and the facts of its host. */
+bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt_proc_model *m);
 /* The process did not succeed: a signal, a non-zero exit status, or a CUDA
  * call that returned an error. Such a process is never "all clear". */
 bool gt_model_failed(const struct gt_proc_model *m);
@@ -94,7 +100,7 @@ void gt_lib_mechanism(const struct gt_lib *l, char *out, size_t cap);
  * objects it needed, brought l in; NULL if none did. */
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l);
 /* The same for any object of the process: NULL when no preload brought it in. */
-const char *gt_object_preloaded_root(const struct gt_process *p, const struct gt_object *ob);
+const char *gt_object_preloaded_root(const struct gt_proc_model *m, const struct gt_object *ob);
 
 /* Whether a package's version is the library's own: the package is that
  * library's distribution (nvidia-cudnn-cu13, libcudnn9-cuda-12, conda's

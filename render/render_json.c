@@ -281,6 +281,19 @@ void gt_render_json(FILE *f, const struct gt_report *r)
 	gt_render_json_fleet(f, r, NULL);
 }
 
+
+/* Where the host's answers came from (facts/facts.h): the facts file
+ * written when the run ended, this host now, or nowhere. */
+static void facts_json(FILE *f, const struct gt_facts_tally *t)
+{
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "recorded", (json_int_t)t->recorded, "asked",
+			      (json_int_t)t->asked, "unanswered", (json_int_t)t->unanswered, "elsewhere",
+			      (json_int_t)t->elsewhere);
+
+	json_dumpf(o, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(o);
+}
+
 void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
 {
 	bool first = true;
@@ -316,7 +329,8 @@ void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
 		gt_evidence_str(u, "why", r->unread[i].why);
 		emit(f, u, &first);
 	}
-	fputs("]", f);
+	fputs("],\n\"facts\": ", f);
+	facts_json(f, &r->facts_tally);
 	if (fleet) {
 		fputs(",\n\"fleet\": ", f);
 		json_dumpf(fleet, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);

@@ -367,6 +367,19 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 				"visible)\n", "cudart", "static", gt_printable(p->objects[i].path));
 }
 
+
+/* Findings about files rest on the host's answers: said when some are
+ * missing, or came from this host for traces of another. */
+static void say_facts(FILE *f, const struct gt_facts_tally *t)
+{
+	if (t->unanswered)
+		fprintf(f, "facts: %zu question%s about the traced host's files not answered by its facts file "
+			"(" GT_FACTS_FILE "): findings that need them may be missing\n", t->unanswered,
+			t->unanswered == 1 ? "" : "s");
+	if (t->elsewhere)
+		fprintf(f, "facts: no facts file for a traced host: its files were read on this host instead\n");
+}
+
 /* The verdict in words, after the counts: what a newcomer reads first. */
 static void verdict_words(FILE *f, const struct gt_report *r, size_t errors, size_t warnings)
 {
@@ -430,6 +443,7 @@ static void report_lines(FILE *f, const struct gt_report *r, bool color)
 	for (i = 0; i < r->nunread; i++)
 		fprintf(f, "left no trace: %s (%s): a process killed before it wrote its first line, "
 			"or not a trace\n", gt_printable(r->unread[i].path), gt_printable(r->unread[i].why));
+	say_facts(f, &r->facts_tally);
 }
 
 /* Folded to 100 columns, paths without `..` (render/fold.h). */

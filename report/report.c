@@ -166,7 +166,7 @@ static bool add_file(struct loading *ld, const char *path)
 		free(g);
 		return false;
 	}
-	if (!gt_model_build(&g->proc, &g->model))
+	if (!gt_model_build(&g->proc, gt_facts_of_host(r->facts, g->proc.host), &g->model))
 		abort();
 	g->signature = gt_signature(&g->model);
 	r->nprocs++;
@@ -255,6 +255,22 @@ static void note_unread(struct gt_report *r, const char *path, const char *why)
 	r->nunread++;
 }
 
+/* The facts file beside the traces: in the folder given, or in the folder
+ * of a trace file given. */
+static bool facts_of_folder(struct gt_report *r, const char *path, bool is_dir, char *err, size_t errcap)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (is_dir)
+		snprintf(dir, sizeof(dir), "%s", path);
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	return gt_facts_set_read_folder(r->facts, dir, err, errcap);
+}
+
 static bool add_path(struct loading *ld, const char *path)
 {
 	char *err = ld->err;
@@ -269,6 +285,8 @@ static bool add_path(struct loading *ld, const char *path)
 		snprintf(err, errcap, "%s: cannot read: %s", path, strerror(errno));
 		return false;
 	}
+	if (!facts_of_folder(ld->r, path, S_ISDIR(st.st_mode), err, errcap))
+		return false;
 	if (!S_ISDIR(st.st_mode))
 		return add_file(ld, path);
 	n = gt_list_traces(path, &files);
@@ -292,11 +310,18 @@ static bool add_path(struct loading *ld, const char *path)
 
 bool gt_report_load(struct gt_report *r, char *const *paths, int npaths, char *err, size_t errcap)
 {
+	return gt_report_load_as(r, paths, npaths, GT_FACTS_RECORDED, err, errcap);
+}
+
+bool gt_report_load_as(struct gt_report *r, char *const *paths, int npaths, enum gt_facts_mode facts, char *err,
+		       size_t errcap)
+{
 	struct loading ld = { .r = r, .first = gt_xmalloc(MAX_HEADER_LINE), .err = err, .errcap = errcap };
 	bool ok = true;
 	int i;
 
 	memset(r, 0, sizeof(*r));
+	r->facts = gt_facts_set_new(facts);
 	for (i = 0; i < npaths && ok; i++)
 		ok = add_path(&ld, paths[i]);
 	free(ld.first);
@@ -313,6 +338,14 @@ void gt_report_analyse(struct gt_report *r)
 	rule_fork_after_init_parents(r->groups, r->ngroups, &r->findings);
 	rule_divergent_processes(r->groups, r->ngroups, &r->findings);
 	rule_missing_ranks(r->groups, r->ngroups, &r->findings);
+	/* After the rules, so that their questions count too: the tally is
+	 * what the renderers say of the facts. */
+	gt_facts_set_tally(r->facts, &r->facts_tally);
+}
+
+bool gt_report_save_facts(struct gt_report *r, const char *dir, char *err, size_t errcap)
+{
+	return gt_facts_set_write_folder(r->facts, dir, err, errcap);
 }
 
 void gt_report_free(struct gt_report *r)
@@ -331,6 +364,7 @@ void gt_report_free(struct gt_report *r)
 	for (i = 0; i < r->ngroups; i++)
 		group_free(r->groups[i]);
 	free(r->groups);
+	gt_facts_set_free(r->facts);
 	host_package_cache_free();
 	memset(r, 0, sizeof(*r));
 }

@@ -10,6 +10,7 @@
 #include "read/group.h"
 #include "read/model.h"
 #include "read/trace_read.h"
+#include "facts/facts.h"
 #include "rules/findings.h"
 
 /* A stopping signal one traced process sent another (the sender's note). */
@@ -32,11 +33,22 @@ struct gt_report {
 		char *path, *why;
 	} *unread;
 	size_t nunread;
+	/* The facts of the traced hosts (facts/facts.h) and where the answers
+	 * came from, for the renderers to say. */
+	struct gt_facts_set *facts;
+	struct gt_facts_tally facts_tally;
 };
 
 /* Reads the traces named (files, or folders of *.jsonl). On bad input returns
  * false with a one-line message naming the file in err. */
 bool gt_report_load(struct gt_report *r, char *const *paths, int npaths, char *err, size_t errcap);
+/* The same, with the facts taken as mode says: GT_FACTS_RECORDED (as
+ * gt_report_load: a facts file's answers first) or GT_FACTS_LIVE (this
+ * host's answers now, for gt_report_save_facts: the diagnosis at exit). */
+bool gt_report_load_as(struct gt_report *r, char *const *paths, int npaths, enum gt_facts_mode facts, char *err,
+		       size_t errcap);
+/* Writes the answers this host gave into dir's facts file (after analyse). */
+bool gt_report_save_facts(struct gt_report *r, const char *dir, char *err, size_t errcap);
 /* Builds the models and runs the rules. */
 void gt_report_analyse(struct gt_report *r);
 void gt_report_free(struct gt_report *r);

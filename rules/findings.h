@@ -66,7 +66,7 @@ void gt_fix_unset(struct gt_finding *f, const char *var);
 void gt_fix_set(struct gt_finding *f, const char *var, const char *value);
 /* LD_PRELOAD without path: unset when it was the process's only entry of its
  * own (libgputrace.so, the tracer's, does not count), else that entry removed. */
-void gt_fix_preload_remove(struct gt_finding *f, const struct gt_process *p, const char *path);
+void gt_fix_preload_remove(struct gt_finding *f, const struct gt_proc_model *m, const char *path);
 /* An installer's command line: said, never run by gputrace. */
 void gt_fix_install(struct gt_finding *f, const char *command);
 /* A pip install of package (a requirement: "torch", "nvidia-cudnn-cu13==9.19.0.56",

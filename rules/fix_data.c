@@ -117,27 +117,27 @@ bool gt_is_tracer_entry(const char *entry, size_t len)
 }
 
 /* Whether the list holds an entry of its own besides path and the tracer. */
-static bool other_preload(const char *list, const char *path)
+static bool other_preload(struct gt_host_facts *facts, const char *list, const char *path)
 {
 	const char *s = list, *e;
 
 	while (s && *s) {
 		e = s + strcspn(s, ": \t");
 		if (e > s && !gt_is_tracer_entry(s, (size_t)(e - s)) &&
-		    !gt_same_list_entry(s, (size_t)(e - s), path))
+		    !gt_same_list_entry(facts, s, (size_t)(e - s), path))
 			return true;
 		s = *e ? e + 1 : e;
 	}
 	return false;
 }
 
-void gt_fix_preload_remove(struct gt_finding *f, const struct gt_process *p, const char *path)
+void gt_fix_preload_remove(struct gt_finding *f, const struct gt_proc_model *m, const char *path)
 {
-	const char *list = gt_process_env(p, "LD_PRELOAD");
+	const char *list = gt_process_env(m->proc, "LD_PRELOAD");
 
 	if (!path)
 		return;
-	if (!list || !other_preload(list, path))
+	if (!list || !other_preload(m->facts, list, path))
 		gt_fix_unset(f, "LD_PRELOAD");
 	else
 		gt_fix_list_remove(f, "LD_PRELOAD", path);
@@ -151,9 +151,9 @@ static size_t trimmed_len(const char *s, size_t len)
 	return len;
 }
 
-bool gt_same_list_entry(const char *entry, size_t len, const char *want)
+bool gt_same_list_entry(struct gt_host_facts *facts, const char *entry, size_t len, const char *want)
 {
-	char a[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	char a[PATH_MAX];
 	size_t la = trimmed_len(entry, len), lb = trimmed_len(want, strlen(want));
 
 	if (la == lb && memcmp(entry, want, la) == 0)
@@ -163,7 +163,7 @@ bool gt_same_list_entry(const char *entry, size_t len, const char *want)
 	memcpy(a, entry, len);
 	a[len] = 0;
 	/* /lib and /usr/lib are one folder on a merged-/usr system */
-	return realpath(a, ra) && realpath(want, rb) && strcmp(ra, rb) == 0;
+	return gt_facts_same_file(facts, a, want);
 }
 
 /* A list variable without gputrace's own library: the loader-steering
@@ -190,20 +190,20 @@ char *gt_list_without_tracer(const char *list)
 
 /* ---- applying */
 
-static bool listed(json_t *arr, const char *s, size_t len)
+static bool listed(struct gt_host_facts *facts, json_t *arr, const char *s, size_t len)
 {
 	size_t i;
 	json_t *v;
 
 	json_array_foreach(arr, i, v)
-		if (json_is_string(v) && gt_same_list_entry(s, len, json_string_value(v)))
+		if (json_is_string(v) && gt_same_list_entry(facts, s, len, json_string_value(v)))
 			return true;
 	return false;
 }
 
 /* The list without the entries to remove, with those to append; NULL when
  * nothing is left (the variable is then unset). */
-static char *edit_list(const char *old, json_t *remove, json_t *append, bool *changed)
+static char *edit_list(struct gt_host_facts *facts, const char *old, json_t *remove, json_t *append, bool *changed)
 {
 	size_t cap = (old ? strlen(old) : 0) + 2, len = 0, i;
 	const char *s = old, *e;
@@ -217,7 +217,7 @@ static char *edit_list(const char *old, json_t *remove, json_t *append, bool *ch
 	out[0] = 0;
 	while (s && *s) {
 		e = s + strcspn(s, ":");
-		if (e > s && listed(remove, s, (size_t)(e - s)))
+		if (e > s && listed(facts, remove, s, (size_t)(e - s)))
 			*changed = true;
 		else if (e > s)
 			len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? ":" : "", (int)(e - s), s);
@@ -241,7 +241,7 @@ static void set_or_unset(json_t *env, const char *var, const char *value)
 	json_object_set_new(env, var, value ? json_string(value) : json_null());
 }
 
-bool gt_fix_apply(json_t *fix_data, json_t *env)
+bool gt_fix_apply(json_t *fix_data, json_t *env, struct gt_host_facts *facts)
 {
 	json_t *fe = json_object_get(fix_data, "env"), *v, *arr;
 	const char *key, *old;
@@ -256,7 +256,7 @@ bool gt_fix_apply(json_t *fix_data, json_t *env)
 			continue;
 		old = json_string_value(json_object_get(env, key));
 		/* LD_PRELOAD is split at spaces too: taken at ':' only, a list of ours */
-		list = edit_list(old, json_object_get(v, "remove"), json_object_get(v, "append"), &changed);
+		list = edit_list(facts, old, json_object_get(v, "remove"), json_object_get(v, "append"), &changed);
 		set_or_unset(env, key, list);
 		free(list);
 	}

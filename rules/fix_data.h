@@ -10,8 +10,9 @@
 #include "rules/findings.h"
 
 /* Applies the "env" part of fix_data to env, an object of variable → string
- * (null or missing: unset). Returns whether anything changed. */
-bool gt_fix_apply(json_t *fix_data, json_t *env);
+ * (null or missing: unset), list entries compared through the facts of the
+ * host where it will run. Returns whether anything changed. */
+bool gt_fix_apply(json_t *fix_data, json_t *env, struct gt_host_facts *facts);
 
 /* "LD_LIBRARY_PATH minus /lib/x86_64-linux-gnu; unset LD_PRELOAD" */
 void gt_fix_describe(json_t *fix_data, char *out, size_t cap);
@@ -21,7 +22,7 @@ bool gt_fix_is_env(json_t *fix_data);
 
 /* Whether a list entry (len bytes) names the same thing as want: equal but
  * for trailing slashes, or the same file or folder once links are resolved. */
-bool gt_same_list_entry(const char *entry, size_t len, const char *want);
+bool gt_same_list_entry(struct gt_host_facts *facts, const char *entry, size_t len, const char *want);
 
 /* LD_PRELOAD or LD_AUDIT without gputrace's own library, ':' between the
  * rest (malloc'd); NULL when nothing of the user's is left. */

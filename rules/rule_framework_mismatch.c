@@ -48,8 +48,9 @@ static bool needed_by_framework(const struct gt_proc_model *m, size_t copy, cons
 	for (i = 0; i < p->nobjects && !used; i++) {
 		const struct gt_object *ob = &p->objects[i];
 
-		if (ob->closed || !under(ob->path, root) || !host_elf_read(ob->path, &info))
+		if (ob->closed || !under(ob->path, root))
 			continue;
+		gt_facts_elf(m->facts, ob->path, &info);
 		for (k = 0; k < info.nneeded && !used; k++) {
 			to = first_with_soname(p, info.needed[k], ob->ns);
 			for (j = 0; to && j < m->nlibs && !used; j++)
@@ -122,7 +123,7 @@ static void write_fix_data(struct gt_finding *f, const struct gt_proc_model *m, 
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
 		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
 	} else if (l->found_by == GT_RULE_PRELOAD) {
-		gt_fix_preload_remove(f, m->proc, l->obj->path);
+		gt_fix_preload_remove(f, m, l->obj->path);
 	} else if (need->distribution[0]) {
 		/* in the environment that declares it: its own pip, or a venv */
 		snprintf(cmd, sizeof(cmd), "%s%s", need->distribution, need->spec);
@@ -219,7 +220,8 @@ void rule_framework_mismatch(const struct gt_proc_model *m, struct gt_findings *
 	for (i = 0; i < p->nobjects; i++) {
 		const struct gt_object *ob = &p->objects[i];
 
-		if (!ob->path || ob->closed || gt_classify(ob->path, &fi) || !host_framework_needs(ob->path, &needs))
+		if (!ob->path || ob->closed || gt_classify(ob->path, &fi) ||
+		    !gt_facts_framework_needs(m->facts, ob->path, &needs))
 			continue;
 		if (!seen_root(seen, &nseen, sizeof(seen) / sizeof(seen[0]), needs.root))
 			for (k = 0; k < needs.n; k++)

@@ -3,10 +3,8 @@
  * of asking for libcudnn_graph.so.9.19.0, then .9.19, then .9 is not this:
  * only a name of which nothing got loaded counts. */
 #define _GNU_SOURCE
-#include <glob.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host/framework.h"
 #include "host/elf_info.h"
@@ -45,49 +43,48 @@ static bool expand(const struct gt_process *p, const char *pat, char *out, size_
 	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
 }
 
-static bool copy_elsewhere(const struct gt_process *p, const struct gt_search *s, char *out, size_t cap)
+static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
 {
-	char pat[4096];
-	glob_t g;
-	size_t i;
+	char pat[4096], **dirs;
+	size_t i, n;
 	int k;
 	bool found = false;
 
 	for (k = 0; patterns[k] && !found; k++) {
-		if (!expand(p, patterns[k], pat, sizeof(pat)) || glob(pat, GLOB_ONLYDIR, NULL, &g) != 0)
+		if (!expand(m->proc, patterns[k], pat, sizeof(pat)))
 			continue;
-		for (i = 0; i < g.gl_pathc && !found; i++) {
-			snprintf(out, cap, "%s/%s", g.gl_pathv[i], s->name);
-			found = access(out, F_OK) == 0 && !was_tried(s, out) && !strstr(out, "/stubs/");
+		n = gt_facts_glob(m->facts, pat, true, &dirs);
+		for (i = 0; i < n && !found; i++) {
+			snprintf(out, cap, "%s/%s", dirs[i], s->name);
+			found = gt_facts_exists(m->facts, out) && !was_tried(s, out) && !strstr(out, "/stubs/");
 		}
-		globfree(&g);
+		host_free_strings(dirs, n);
 	}
 	return found;
 }
 
 /* A file of another major of the library in folder: libcudnn.so.9* where
  * libcudnn.so.8 was asked for (stem "libcudnn"). */
-static bool other_major_in(const char *folder, const char *stem, int stem_len,
+static bool other_major_in(struct gt_host_facts *facts, const char *folder, const char *stem, int stem_len,
 			   const struct gt_family_info *want, char *out, size_t cap)
 {
 	struct gt_family_info fi;
-	char pat[4096 + 256];
+	char pat[4096 + 256], **files;
 	bool found = false;
-	glob_t g;
-	size_t i;
+	size_t i, n;
 
-	if ((size_t)snprintf(pat, sizeof(pat), "%s/%.*s.so.*", folder, stem_len, stem) >= sizeof(pat) ||
-	    glob(pat, 0, NULL, &g) != 0)
+	if ((size_t)snprintf(pat, sizeof(pat), "%s/%.*s.so.*", folder, stem_len, stem) >= sizeof(pat))
 		return false;
-	for (i = 0; i < g.gl_pathc && !found; i++)
-		if (gt_classify(g.gl_pathv[i], &fi) && strcmp(fi.component, want->component) == 0 &&
+	n = gt_facts_glob(facts, pat, false, &files);
+	for (i = 0; i < n && !found; i++)
+		if (gt_classify(files[i], &fi) && strcmp(fi.component, want->component) == 0 &&
 		    gt_version_major(fi.version) > 0 &&
 		    gt_version_major(fi.version) != gt_version_major(want->version) &&
-		    !strstr(g.gl_pathv[i], "/stubs/")) {
-			snprintf(out, cap, "%s", g.gl_pathv[i]);
+		    !strstr(files[i], "/stubs/")) {
+			snprintf(out, cap, "%s", files[i]);
 			found = true;
 		}
-	globfree(&g);
+	host_free_strings(files, n);
 	return found;
 }
 
@@ -116,13 +113,14 @@ static bool other_major_at(const struct gt_proc_model *m, const struct gt_search
 		return false;
 	for (k = 0; patterns[k]; k++)
 		if (patterns[k][0] == '$' && expand(m->proc, patterns[k], folder, sizeof(folder)) &&
-		    !strchr(folder, '*') && other_major_in(folder, s->name, (int)(so - s->name), want, out, cap))
+		    !strchr(folder, '*') &&
+		    other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, out, cap))
 			return true;
 	for (i = 0; i < s->ntries; i++) {
 		if (!s->tries[i].path)
 			continue;
 		gt_folder_of(s->tries[i].path, folder, sizeof(folder));
-		if (folder[0] && other_major_in(folder, s->name, (int)(so - s->name), want, out, cap))
+		if (folder[0] && other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, out, cap))
 			return true;
 	}
 	return false;
@@ -171,8 +169,9 @@ static bool family_loaded(const struct gt_proc_model *m, const struct gt_family_
 /* Is name a DT_NEEDED of a requester whose load was undone (it is unmapped
  * again): an ONNX Runtime CUDA provider without libcublasLt.so.11, mmcv's
  * _ext without libcudart.so.10.1? A dependency, not a probe. */
-static bool needed_by_undone_load(const struct gt_process *p, const struct gt_search *s)
+static bool needed_by_undone_load(const struct gt_proc_model *m, const struct gt_search *s)
 {
+	const struct gt_process *p = m->proc;
 	struct host_elf_info info;
 	bool closed = false, needed = false;
 	size_t i;
@@ -180,8 +179,9 @@ static bool needed_by_undone_load(const struct gt_process *p, const struct gt_se
 	for (i = 0; i < p->nobjects && !closed; i++)
 		closed = p->objects[i].closed && p->objects[i].path && s->requester &&
 			 strcmp(p->objects[i].path, s->requester) == 0;
-	if (!closed || !host_elf_read(s->requester, &info))
+	if (!closed)
 		return false;
+	gt_facts_elf(m->facts, s->requester, &info);
 	for (i = 0; i < info.nneeded && !needed; i++)
 		needed = strcmp(info.needed[i], s->name) == 0;
 	host_elf_free(&info);
@@ -201,11 +201,11 @@ static bool family_needed(const struct gt_proc_model *m, const struct gt_search 
 	size_t i;
 	bool yes = false;
 
-	if (needed_by_undone_load(m->proc, s)) {
+	if (needed_by_undone_load(m, s)) {
 		snprintf(why, cap, "%s needs it (DT_NEEDED): its load was undone", s->requester);
 		return true;
 	}
-	if (!s->requester || !host_framework_needs(s->requester, &needs))
+	if (!s->requester || !gt_facts_framework_needs(m->facts, s->requester, &needs))
 		return false;
 	for (i = 0; i < needs.n && !yes; i++)
 		if (strcmp(needs.v[i].family, fi->family) == 0 &&
@@ -253,7 +253,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
 		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
 			continue;
-		elsewhere = copy_elsewhere(p, s, copy, sizeof(copy));
+		elsewhere = copy_elsewhere(m, s, copy, sizeof(copy));
 		other = !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
 		if (elsewhere)
 			snprintf(fix, sizeof(fix),
@@ -307,7 +307,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 					    other_path, fi.family, gt_version_major(fi.version));
 			gt_evidence_str(e, "path", other_path);
 		}
-		if (copy[0] && access(copy, F_OK) == 0 && !was_tried(s, copy)) {
+		if (copy[0] && gt_facts_exists(m->facts, copy) && !was_tried(s, copy)) {
 			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
 			gt_evidence_str(e, "path", copy);
 		}

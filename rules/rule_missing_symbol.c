@@ -3,7 +3,7 @@
  * libnvJitLink.so.12, and an older toolkit's copy came first). Names the
  * symbol, the provider that lacks it with how it was found, and the copy on
  * disk that has it. The proof is the files' symbol tables
- * (read/symbol_check.h); read/failed_load.h says which loads failed. */
+ * (facts/symbol_check.h); read/failed_load.h says which loads failed. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>

@@ -132,7 +132,7 @@ static void add_fix_data(struct gt_finding *f, const struct gt_proc_model *m, si
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 			gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
 		else if (l->found_by == GT_RULE_PRELOAD)
-			gt_fix_preload_remove(f, m->proc, l->obj->path);
+			gt_fix_preload_remove(f, m, l->obj->path);
 	}
 }
 

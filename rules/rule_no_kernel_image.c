@@ -93,8 +93,9 @@ static bool jit_costs(const struct gt_object *o, const struct host_fatbin_image 
 }
 
 /* The loaded files with device code, each judged against the device (when known). */
-static size_t judge_objects(const struct gt_process *p, const struct device_cc *d, struct judged *v)
+static size_t judge_objects(const struct gt_proc_model *m, const struct device_cc *d, struct judged *v)
 {
+	const struct gt_process *p = m->proc;
 	char err[256];
 	size_t i, n = 0;
 
@@ -104,7 +105,7 @@ static size_t judge_objects(const struct gt_process *p, const struct device_cc *
 
 		if (!o->path || o->path[0] != '/' || o->closed || seen_before(v, n, o->path))
 			continue;
-		fb = host_fatbin_of(o->path, err, sizeof(err));
+		fb = gt_facts_fatbin(m->facts, o->path, err, sizeof(err));
 		/* code we did not read could be the code that runs: not judged */
 		if (!fb || !fb->nimages || fb->code_elsewhere)
 			continue;
@@ -268,7 +269,7 @@ void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out
 
 	if (!known && !failed_209)
 		return;
-	n = judge_objects(p, known ? &d : NULL, v);
+	n = judge_objects(m, known ? &d : NULL, v);
 	if (known)
 		report_known_device(m, &d, v, n, failed_209, fn, status_name, out);
 	else

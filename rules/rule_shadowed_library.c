@@ -23,16 +23,16 @@
 /* The version of the copy that was never tried, from its real file name,
  * else from its own distribution's package; "" when neither says more than
  * a major. */
-static void version_on_disk(const char *path, char *out, size_t cap)
+static void version_on_disk(struct gt_host_facts *facts, const char *path, char *out, size_t cap)
 {
 	struct gt_family_info fi;
 	struct host_package pk;
 	char real[PATH_MAX];
 
 	out[0] = 0;
-	if (realpath(path, real) && gt_classify(real, &fi) && strchr(fi.version, '.'))
+	if (gt_facts_real_path(facts, path, real, sizeof(real)) && gt_classify(real, &fi) && strchr(fi.version, '.'))
 		snprintf(out, cap, "%s", fi.version);
-	else if (gt_classify(path, &fi) && host_package_of(path, &pk) && gt_package_speaks_for(&pk, &fi) &&
+	else if (gt_classify(path, &fi) && gt_facts_package(facts, path, &pk) && gt_package_speaks_for(&pk, &fi) &&
 		 strchr(pk.version, '.'))
 		snprintf(out, cap, "%s", pk.version);
 }
@@ -56,7 +56,7 @@ static void judge(struct gt_finding *f, const struct gt_proc_model *m, const str
 }
 
 /* The copy of `name` in the requester's own RUNPATH/RPATH folders, if any. */
-static bool bundled_copy(const struct gt_lib *l, char *out, size_t cap)
+static bool bundled_copy(struct gt_host_facts *facts, const struct gt_lib *l, char *out, size_t cap)
 {
 	struct host_elf_info info;
 	const char *list;
@@ -64,14 +64,16 @@ static bool bundled_copy(const struct gt_lib *l, char *out, size_t cap)
 	size_t n = 0, i;
 	bool found = false;
 
-	if (!l->obj->requester || !l->obj->name || !host_elf_read(l->obj->requester, &info))
+	if (!l->obj->requester || !l->obj->name)
 		return false;
+	gt_facts_elf(facts, l->obj->requester, &info);
 	list = info.runpath ? info.runpath : info.rpath;
 	if (list)
-		n = host_expand_search_path(list, l->obj->requester, false, &dirs);
+		n = gt_facts_search_path(facts, list, l->obj->requester, false, &dirs);
 	for (i = 0; i < n && !found; i++) {
 		snprintf(out, cap, "%s/%s", dirs[i], l->obj->name);
-		found = access(out, F_OK) == 0 && realpath(out, real) && strcmp(real, l->real_path) != 0;
+		found = gt_facts_exists(facts, out) && gt_facts_real_path(facts, out, real, sizeof(real)) &&
+			strcmp(real, l->real_path) != 0;
 	}
 	host_free_strings(dirs, n);
 	host_elf_free(&info);
@@ -115,12 +117,12 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 /* What the loader would give requester for name without the preload, on
  * paper: its RPATH chain (the objects that loaded it, up to the program),
  * the process's LD_LIBRARY_PATH, its RUNPATH, this host's cache. */
-static bool paper_winner(const struct gt_process *p, const struct gt_object *requester, const char *name,
+static bool paper_winner(const struct gt_proc_model *m, const struct gt_object *requester, const char *name,
 			 char *out, size_t cap, enum gt_rule *rule)
 {
+	const struct gt_process *p = m->proc;
 	const char *loaders[32];
 	const struct gt_object *ob = requester;
-	struct host_resolve_env env;
 	struct host_resolution r;
 	size_t n = 0, i;
 	bool found;
@@ -134,8 +136,8 @@ static bool paper_winner(const struct gt_process *p, const struct gt_object *req
 			break;
 		ob = &p->objects[i];
 	}
-	gt_traced_resolve_env(p, &env);
-	host_resolve(name, requester->path, loaders, requester->main ? 0 : n, &env, &r);
+	gt_facts_resolve(m->facts, name, requester->path, loaders, requester->main ? 0 : n,
+			 gt_process_env(p, "LD_LIBRARY_PATH"), &r);
 	found = r.winner >= 0;
 	if (found) {
 		snprintf(out, cap, "%s", r.cand[r.winner].path);
@@ -145,14 +147,13 @@ static bool paper_winner(const struct gt_process *p, const struct gt_object *req
 	return found;
 }
 
-static bool needs(const char *path, const char *soname)
+static bool needs(struct gt_host_facts *facts, const char *path, const char *soname)
 {
 	struct host_elf_info info;
 	bool yes = false;
 	size_t k;
 
-	if (!host_elf_read(path, &info))
-		return false;
+	gt_facts_elf(facts, path, &info);
 	for (k = 0; k < info.nneeded && !yes; k++)
 		yes = strcmp(info.needed[k], soname) == 0;
 	host_elf_free(&info);
@@ -161,13 +162,13 @@ static bool needs(const char *path, const char *soname)
 
 /* A framework beside the requester declares a release the preloaded copy
  * does not meet (and so, the one it would have had). */
-static bool declared_otherwise(const char *requester, const struct gt_lib *l)
+static bool declared_otherwise(struct gt_host_facts *facts, const char *requester, const struct gt_lib *l)
 {
 	struct host_needs decl;
 	bool unmet = false;
 	size_t k;
 
-	if (!host_framework_needs(requester, &decl))
+	if (!gt_facts_framework_needs(facts, requester, &decl))
 		return false;
 	for (k = 0; k < decl.n && !unmet; k++)
 		unmet = strcmp(decl.v[k].family, l->fi.family) == 0 &&
@@ -204,7 +205,7 @@ static void judge_preload(struct gt_finding *f, const struct gt_findings *out, c
 	if (f->severity == GT_SEV_ERROR || !shadowed_version[0] || !strchr(l->version, '.') ||
 	    gt_same_release(l->version, shadowed_version))
 		return;
-	if (declared_otherwise(requester, l))
+	if (declared_otherwise(m->facts, requester, l))
 		why = "a release its framework does not declare";
 	else if (gt_model_failed(m) && !failure_explained(out, m))
 		why = "in a process that failed";
@@ -269,14 +270,14 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 	struct gt_finding *f;
 	json_t *e;
 
-	if (!paper_winner(m->proc, requester, l->obj->soname, copy, sizeof(copy), &rule) ||
-	    !realpath(copy, real) || strcmp(real, l->real_path) == 0)
+	if (!paper_winner(m, requester, l->obj->soname, copy, sizeof(copy), &rule) ||
+	    !gt_facts_real_path(m->facts, copy, real, sizeof(real)) || strcmp(real, l->real_path) == 0)
 		return;
-	version_on_disk(copy, shadowed_version, sizeof(shadowed_version));
+	version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
 	f = preload_finding_for(out, m, l, root, requester->path, copy, shadowed_version, rule);
 	if (already_said(f, l->obj->path, requester->path))
 		return;
-	gt_fix_preload_remove(f, m->proc, root);
+	gt_fix_preload_remove(f, m, root);
 	e = gt_evidence_add(f, "%s %s, %s%s, was loaded before %s needed %s, so the loader took it "
 			    "without a search; on paper, that DT_NEEDED finds %s%s%s through %s",
 			    l->obj->soname, l->version, strcmp(root, l->obj->path) == 0 ? "from LD_PRELOAD" :
@@ -310,8 +311,8 @@ static void rule_preload_shadowed(const struct gt_proc_model *m, struct gt_findi
 		for (k = 0; k < p->nobjects; k++) {
 			const struct gt_object *ob = &p->objects[k];
 
-			if (ob != l->obj && ob->path && ob->path[0] == '/' && !gt_object_preloaded_root(p, ob) &&
-			    needs(ob->path, l->obj->soname))
+			if (ob != l->obj && ob->path && ob->path[0] == '/' && !gt_object_preloaded_root(m, ob) &&
+			    needs(m->facts, ob->path, l->obj->soname))
 				preload_shadows(m, l, root, ob, out);
 		}
 	}
@@ -327,7 +328,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 	for (i = 0; i < m->nlibs; i++) {
 		const struct gt_lib *l = &m->libs[i];
 
-		if (!searched_early(l->found_by) || !l->real_path[0] || !bundled_copy(l, copy, sizeof(copy)))
+		if (!searched_early(l->found_by) || !l->real_path[0] || !bundled_copy(m->facts, l, copy, sizeof(copy)))
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		f = finding_for(out, m, l, dir);
@@ -337,7 +338,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "shadowed", copy);
-		version_on_disk(copy, shadowed_version, sizeof(shadowed_version));
+		version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
 		if (shadowed_version[0])
 			gt_evidence_str(e, "shadowed_version", shadowed_version);
 		judge(f, m, l, shadowed_version);

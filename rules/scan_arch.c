@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "facts/facts.h"
 
 const char *gt_arch_verdict_name(enum gt_arch_verdict v)
 {
@@ -34,7 +35,7 @@ static void judge_file(struct gt_arch_file *x, int major, int minor)
 	char err[256] = "";
 	enum gt_fit fit;
 
-	x->fb = host_fatbin_of(x->copy->real_path, err, sizeof(err));
+	x->fb = gt_facts_fatbin(gt_facts_here(), x->copy->real_path, err, sizeof(err));
 	if (!x->fb) {
 		x->verdict = GT_ARCH_UNKNOWN;
 		snprintf(x->why, sizeof(x->why), "not read: %s", err);

@@ -13,9 +13,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "host/embedded_version.h"
+#include "facts/facts.h"
 #include "rules/driver_stack.h"
-#include "read/symbol_check.h"
 
 /* Places a program with no RPATH/RUNPATH of its own gets libraries from. */
 static bool default_search(const struct host_copy *c)
@@ -527,19 +526,21 @@ static bool touches_cuda(const struct host_scan_for_object *o)
 /* The predicted set of --for for the symbol check: the consumer, the CUDA
  * libraries and the objects that need one, each once (the symbols of libc
  * and the like cannot be missing from a CUDA provider, and reading them
- * costs more than the whole walk). */
-static void predicted_scope(const struct host_scan_for *fr, struct gt_sym_scope *scope)
+ * costs more than the whole walk). malloc'd; 0 when none touches CUDA. */
+static size_t predicted_scope(const struct host_scan_for *fr, const char ***scope)
 {
-	size_t i;
+	size_t i, n = 0;
 
+	*scope = gt_xcalloc(fr->nobjects + 1, sizeof(**scope));
 	for (i = 0; i < fr->nobjects && !touches_cuda(&fr->objects[i]); i++)
 		;
 	if (i == fr->nobjects)
-		return;
-	gt_sym_scope_add(scope, fr->consumer);
+		return 0;
+	(*scope)[n++] = fr->consumer;
 	for (i = 1; i < fr->nobjects; i++)
 		if (fr->objects[i].path && !fr->objects[i].rtld && touches_cuda(&fr->objects[i]))
-			gt_sym_scope_add(scope, fr->objects[i].path);
+			(*scope)[n++] = fr->objects[i].path;
+	return n;
 }
 
 static struct gt_finding *symbol_gap_finding(const struct gt_symbol_gap *g, size_t more, struct gt_findings *out)
@@ -595,13 +596,16 @@ static bool same_pair(const struct gt_symbol_gap *a, const struct gt_symbol_gap 
  * needs from a predicted CUDA provider that lacks it. */
 static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *out)
 {
-	struct gt_sym_scope scope = { 0 };
+	struct gt_sym_question q = { .ld_library_path = fr->env.ld_library_path };
 	struct gt_symbol_gap *gaps = NULL;
+	const char **scope;
 	size_t i, ngaps = 0;
 
-	predicted_scope(fr, &scope);
-	for (i = 0; i < scope.n && scope.n > 1; i++)
-		gt_symbol_gaps(&scope, i, &fr->env, &gaps, &ngaps);
+	q.nscope = q.nconsumers = predicted_scope(fr, &scope);
+	q.scope = q.consumers = scope;
+	if (q.nscope > 1)
+		gt_facts_symbol_gaps(gt_facts_here(), &q, &gaps, &ngaps);
+	free(scope);
 	/* One finding per consumer and provider: a stale provider lacks
 	 * hundreds of symbols, and that is one cause. */
 	for (i = 0; i < ngaps; i++) {
@@ -623,7 +627,6 @@ static void missing_symbols(const struct host_scan_for *fr, struct gt_findings *
 		}
 	}
 	gt_symbol_gaps_free(gaps, ngaps);
-	gt_sym_scope_free(&scope);
 }
 
 static void e_part(struct gt_finding *f, const char *path, const struct gt_family_info *fi)
@@ -640,11 +643,12 @@ static void e_part(struct gt_finding *f, const char *path, const struct gt_famil
 static bool winner_version(const char *path, struct gt_family_info *fi)
 {
 	char real[PATH_MAX], v[sizeof(fi->version)];
+	struct gt_host_facts *here = gt_facts_here();
 
 	/* the name the loader took says the family already: no realpath for libc */
-	if (!gt_classify(path, fi) || !realpath(path, real) || !gt_classify(real, fi))
+	if (!gt_classify(path, fi) || !gt_facts_real_path(here, path, real, sizeof(real)) || !gt_classify(real, fi))
 		return false;
-	if (!strchr(fi->version, '.') && host_embedded_version(real, fi->component, v, sizeof(v)))
+	if (!strchr(fi->version, '.') && gt_facts_embedded_version(here, real, fi->component, v, sizeof(v)))
 		snprintf(fi->version, sizeof(fi->version), "%s", v);
 	return true;
 }

@@ -21,7 +21,7 @@ void gt_scan_judge_host(const struct host_scan *s, const struct host_gpu_presenc
  * (libcudnn_graph.so.9.19.0) are tried before the one that counts. */
 bool gt_scan_for_expected_miss(const struct host_resolution *r);
 /* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path, and
- * missing-symbol on paper (read/symbol_check.h). */
+ * missing-symbol on paper (facts/symbol_check.h). */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out);
 /* A copy's path and each link target, as a JSON array (evidence, output). */
 json_t *gt_scan_chain_json(const struct host_copy *c);

@@ -5,7 +5,7 @@
   contract's "gputrace/..." from include/), never with "..";
 - a file includes only headers of its own folder or of a lower layer, so
   every include (and, since nothing else declares them, every call) points
-  down: include/gputrace < common < audit, preload, host < read < facts <
+  down: include/gputrace < common < audit, preload, host < facts < read <
   rules < report < render < compare < cmd; audit, preload and host never
   include one another;
 - no include cycle: a module (a .c file and its .h together) never reaches
@@ -23,12 +23,12 @@ import os
 import re
 import sys
 
-# The pipeline, lowest first: capture and format, the host's disk, traces
-# read into a model, facts about it (facts/: reserved, not there yet), the
-# rules, the report that runs them, its outputs, comparisons of outputs, the
+# The pipeline, lowest first: capture and format, the host's disk, the
+# host's answers remembered (facts/: keyed by question, so below the model
+# that is made of them), traces read into a model, the rules, the report that runs them, its outputs, comparisons of outputs, the
 # command. probe/ is a program of its own beside the library.
 LAYERS = {"include/gputrace": 0, "common": 1, "audit": 2, "preload": 2, "host": 2, "probe": 2,
-          "read": 3, "facts": 4, "rules": 5, "report": 6, "render": 7, "compare": 8, "cmd": 9}
+          "facts": 3, "read": 4, "rules": 5, "report": 6, "render": 7, "compare": 8, "cmd": 9}
 # Folders on one level that must stay apart (the two halves of the library
 # and the host's readers do not know one another).
 SIBLINGS_APART = {"audit", "preload", "host"}

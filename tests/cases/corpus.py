@@ -11,6 +11,7 @@ libraries that export and import named functions, with linker version
 scripts), cached by what they are built from, then copied into each case's
 root, so one library shared by ten cases is compiled once."""
 import concurrent.futures
+import difflib
 import glob
 import hashlib
 import json
@@ -403,8 +404,39 @@ def run_case(case, workroot, builder):
                    got=[], errors=[])
         return res
     res["findings"] = report.get("findings", [])
+    res["portable"] = report_elsewhere(report, root, outdir, env)
     judge(case, res)
     return res
+
+
+def comparable(report):
+    """A report without what says where its facts came from."""
+    return {k: v for k, v in report.items() if k != "facts"}
+
+
+def report_elsewhere(report, root, outdir, env):
+    """The trace folder read as on another machine: the layout renamed away
+    and the report run outside the case's namespace (this host's own
+    ld.so.cache). The facts written beside the traces when the run ended
+    must give the same report; returns "" or what differs."""
+    gone = root + ".gone"
+    os.rename(root, gone)
+    try:
+        again = subprocess.run([GPUTRACE, "report", "--json", outdir], env=env, capture_output=True, timeout=120)
+    finally:
+        os.rename(gone, root)
+    try:
+        moved = json.loads(again.stdout)
+    except ValueError:
+        return "report --json exit %d: %s" % (again.returncode, again.stderr.decode(errors="replace")[-300:])
+    if comparable(moved) != comparable(report):
+        a = json.dumps(comparable(report), sort_keys=True, indent=0).splitlines()
+        b = json.dumps(comparable(moved), sort_keys=True, indent=0).splitlines()
+        return "; ".join(list(difflib.unified_diff(a, b, lineterm="", n=0))[2:8])
+    facts = moved.get("facts", {})
+    if facts.get("asked") or facts.get("unanswered"):
+        return "the facts file did not answer everything: %s" % facts
+    return ""
 
 
 def thread_of(case):
@@ -416,6 +448,9 @@ def judge(case, res):
     findings = res["findings"]
     res["got"] = sorted({"%s:%s" % (f["id"], f["severity"][0]) for f in findings})
     res["errors"] = [f for f in findings if f["severity"] == "error"]
+    if res.get("portable"):
+        res.update(ok=False, why="the trace folder read elsewhere gives another report: " + res["portable"])
+        return
     same = res["bare_rc"] == res["traced_rc"] and res["bare_out"] == res["traced_out"]
     if not same:
         res.update(ok=False, why="traced run differs: exit %d vs %d, stdout %r vs %r" % (
@@ -466,7 +501,7 @@ def run_all(names=None, workers=None):
 # A known_miss case that fails for one of these reasons is a broken case,
 # not a diagnosis gputrace does not make yet.
 BROKEN = ("layout:", "traced run differs", "does not reproduce", "the reproduction did not fail",
-          "the healthy program failed", "report --json")
+          "the healthy program failed", "report --json", "the trace folder read elsewhere")
 
 
 def problems(results):

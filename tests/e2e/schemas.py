@@ -17,7 +17,8 @@ from tests.e2e import finding_table
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema")
 # The document's "format" key, or a trace line's "ev" key, picks its schema.
 BY_FORMAT = {"gputrace-report": "report", "gputrace-scan": "scan", "gputrace-doctor": "doctor",
-             "gputrace-diff": "diff", "gputrace-fleet": "fleet", "gputrace-retry": "retry"}
+             "gputrace-diff": "diff", "gputrace-fleet": "fleet", "gputrace-retry": "retry",
+             "gputrace-facts": "facts"}
 
 # How many documents of each kind were validated (test_schemas checks it grows).
 validated = collections.Counter()

@@ -1,6 +1,6 @@
 /* The missing-symbol comparison (see symbol_check.h). */
 #define _GNU_SOURCE
-#include "read/symbol_check.h"
+#include "facts/symbol_check.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -11,7 +11,6 @@
 #include "common/family.h"
 #include "common/xalloc.h"
 #include "host/elf_info.h"
-#include "read/paths.h"
 
 long gt_sym_scope_add(struct gt_sym_scope *s, const char *path)
 {
@@ -32,7 +31,7 @@ long gt_sym_scope_add(struct gt_sym_scope *s, const char *path)
 	}
 	host_elf_free(&info);
 	if (!o.soname)
-		o.soname = gt_xstrdup(gt_base_name(path));
+		o.soname = gt_xstrdup(strrchr(path, '/') + 1);  /* path is absolute */
 	s->v = gt_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n] = o;
 	return (long)s->n++;
@@ -147,8 +146,8 @@ static void add_gap(struct gt_symbol_gap **gaps, size_t *ngaps, const struct hos
 	g = &(*gaps)[(*ngaps)++];
 	g->symbol = gt_xstrdup(u->name);
 	g->version = u->version ? gt_xstrdup(u->version) : NULL;
-	g->consumer = consumer->path;
-	g->provider = provider->path;
+	g->consumer = gt_xstrdup(consumer->path);
+	g->provider = gt_xstrdup(provider->path);
 	g->good_copy = good;
 }
 
@@ -232,6 +231,26 @@ void gt_symbol_gaps_free(struct gt_symbol_gap *gaps, size_t n)
 		free(gaps[i].symbol);
 		free(gaps[i].version);
 		free(gaps[i].good_copy);
+		free(gaps[i].consumer);
+		free(gaps[i].provider);
 	}
 	free(gaps);
+}
+
+size_t gt_sym_question_answer(const struct gt_sym_question *q, const struct host_resolve_env *env,
+			      struct gt_symbol_gap **gaps, size_t *ngaps)
+{
+	struct gt_sym_scope scope = { .load_failed = q->load_failed };
+	struct host_resolve_env e = *env;
+	size_t i, k, before = *ngaps;
+
+	e.ld_library_path = q->ld_library_path;
+	for (i = 0; i < q->nscope; i++)
+		gt_sym_scope_add(&scope, q->scope[i]);
+	for (k = 0; k < q->nconsumers; k++)
+		for (i = 0; i < scope.n; i++)
+			if (strcmp(scope.v[i].path, q->consumers[k]) == 0)
+				gt_symbol_gaps(&scope, i, &e, gaps, ngaps);
+	gt_sym_scope_free(&scope);
+	return *ngaps - before;
 }

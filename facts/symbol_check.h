@@ -40,8 +40,8 @@ struct gt_sym_scope {
 struct gt_symbol_gap {
 	char *symbol;
 	char *version;        /* NULL: unversioned */
-	const char *consumer; /* paths, as the scope holds them */
-	const char *provider;
+	char *consumer;       /* paths, as the scope holds them */
+	char *provider;
 	char *good_copy;      /* another copy of the provider that defines it, or NULL */
 };
 
@@ -61,5 +61,21 @@ size_t gt_sym_alternatives(const char *name, const char *consumer, const struct 
 size_t gt_symbol_gaps(const struct gt_sym_scope *scope, size_t consumer, const struct host_resolve_env *env,
 		      struct gt_symbol_gap **gaps, size_t *ngaps);
 void gt_symbol_gaps_free(struct gt_symbol_gap *gaps, size_t n);
+
+/* The comparison as one question about files (facts/facts.h remembers its
+ * answer): the objects that can bind, in load order, and the consumers
+ * (paths among them) whose needs are checked. */
+struct gt_sym_question {
+	const char *const *scope;
+	size_t nscope;
+	const char *const *consumers;
+	size_t nconsumers;
+	bool load_failed;             /* as gt_sym_scope.load_failed */
+	const char *ld_library_path;  /* the loader's, for the alternatives; NULL: unset */
+};
+/* Answers it from the files on this host; env supplies the loader's cache.
+ * Returns how many gaps were appended. */
+size_t gt_sym_question_answer(const struct gt_sym_question *q, const struct host_resolve_env *env,
+			      struct gt_symbol_gap **gaps, size_t *ngaps);
 
 #endif

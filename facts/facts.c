@@ -1,0 +1,948 @@
+/* The facts of the traced hosts, asked once and remembered (see facts.h).
+ *
+ * Every question is a key in a section of a JSON object: "real" (path ->
+ * real path or null), "exists", "readable", "elf", "package", "framework",
+ * "embedded", "fatbin", "glob", "search_path", "resolve", "symbol_gaps",
+ * "symbol_at", "etc_preload". The same objects are what the facts file holds per host,
+ * so what was asked is what is written, and answering from the file is
+ * decoding what asking would have encoded. */
+#define _GNU_SOURCE
+#include "facts/facts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "common/trace_file.h"
+#include "common/xalloc.h"
+#include "host/elf_symbol_at.h"
+#include "host/embedded_version.h"
+#include "host/ldcache.h"
+
+struct gt_host_facts {
+	char *host;
+	json_t *recorded;   /* this host's object of a facts file, or NULL */
+	json_t *asked;      /* the answers this host gave now */
+	bool here;          /* the traces were taken on this host */
+	bool live;          /* GT_FACTS_LIVE: the host first, not the file */
+	struct gt_facts_tally tally;
+	struct host_ldcache cache;
+	bool cache_tried, have_cache;
+	json_t *fatbin_index;          /* path -> index into fatbins */
+	struct host_fatbin **fatbins;  /* decoded, kept for the callers */
+	size_t nfatbins;
+};
+
+struct gt_facts_set {
+	enum gt_facts_mode mode;
+	json_t *files;      /* host -> its object, from the facts files read */
+	struct gt_host_facts **v;
+	size_t n;
+};
+
+/* ---- the store ---- */
+
+static json_t *section(json_t *store, const char *name)
+{
+	json_t *s = json_object_get(store, name);
+
+	if (!json_is_object(s)) {
+		s = json_object();
+		json_object_set_new(store, name, s);
+	}
+	return s;
+}
+
+/* The recorded answer, or NULL. */
+static json_t *recorded_answer(const struct gt_host_facts *f, const char *sec, const char *key)
+{
+	json_t *s = f->recorded ? json_object_get(f->recorded, sec) : NULL;
+
+	return json_is_object(s) ? json_object_get(s, key) : NULL;
+}
+
+/* May this host be asked? Where the traces were taken, yes; for another
+ * host only when no facts of it were recorded at all (then the report says
+ * its files were read here, as reports did before facts existed). */
+static bool may_ask(const struct gt_host_facts *f)
+{
+	return f->here || !f->recorded;
+}
+
+/* The answer to (sec, key): remembered, else from ask(ctx) put in the
+ * store. NULL when unanswered (the file lacks it and the host may not be
+ * asked): callers take that as "no such fact". */
+typedef json_t *(*asker)(struct gt_host_facts *f, const void *ctx);
+
+static json_t *answer(struct gt_host_facts *f, const char *sec, const char *key, asker ask, const void *ctx)
+{
+	json_t *have = json_object_get(section(f->asked, sec), key), *rec;
+
+	if (have)
+		return have;
+	rec = recorded_answer(f, sec, key);
+	if (rec && !(f->live && f->here)) {
+		f->tally.recorded++;
+		return rec;
+	}
+	if (!may_ask(f)) {
+		f->tally.unanswered++;
+		return NULL;
+	}
+	f->tally.asked++;
+	have = ask(f, ctx);
+	json_object_set_new(section(f->asked, sec), key, have);
+	return have;
+}
+
+/* A key of several parts, joined by the unit separator (never in a path). */
+static char *key_of(const char *const *parts, size_t n)
+{
+	size_t i, len = 1;
+	char *k, *at;
+
+	for (i = 0; i < n; i++)
+		len += strlen(parts[i] ? parts[i] : "") + 1;
+	k = at = gt_xmalloc(len);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(parts[i] ? parts[i] : "");
+
+		memcpy(at, parts[i] ? parts[i] : "", l);
+		at += l;
+		if (i + 1 < n)
+			*at++ = '\x1f';
+	}
+	*at = 0;
+	return k;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static const char *get_str(const json_t *o, const char *name)
+{
+	return json_string_value(json_object_get(o, name));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? gt_xstrdup(s) : NULL;
+}
+
+static void copy_str(char *out, size_t cap, const char *s)
+{
+	snprintf(out, cap, "%s", s ? s : "");
+}
+
+static json_t *strings_json(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static size_t strings_of(const json_t *a, char ***out)
+{
+	size_t i, n = json_array_size(a);
+
+	*out = n ? gt_xcalloc(n, sizeof(**out)) : NULL;
+	for (i = 0; i < n; i++)
+		(*out)[i] = gt_xstrdup(json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i))
+									    : "");
+	return n;
+}
+
+/* ---- paths ---- */
+
+static json_t *ask_real(struct gt_host_facts *f, const void *path)
+{
+	char real[PATH_MAX];
+
+	(void)f;
+	return realpath(path, real) ? json_string(real) : json_null();
+}
+
+static json_t *ask_exists(struct gt_host_facts *f, const void *path)
+{
+	(void)f;
+	return json_boolean(access(path, F_OK) == 0);
+}
+
+static json_t *ask_readable(struct gt_host_facts *f, const void *path)
+{
+	(void)f;
+	return json_boolean(access(path, R_OK) == 0);
+}
+
+bool gt_facts_real_path(struct gt_host_facts *f, const char *path, char *out, size_t cap)
+{
+	const char *real = json_string_value(answer(f, "real", path, ask_real, path));
+
+	if (!real || strlen(real) >= cap)
+		return false;
+	memcpy(out, real, strlen(real) + 1);
+	return true;
+}
+
+bool gt_facts_exists(struct gt_host_facts *f, const char *path)
+{
+	return json_is_true(answer(f, "exists", path, ask_exists, path));
+}
+
+bool gt_facts_readable(struct gt_host_facts *f, const char *path)
+{
+	return json_is_true(answer(f, "readable", path, ask_readable, path));
+}
+
+bool gt_facts_same_file(struct gt_host_facts *f, const char *a, const char *b)
+{
+	const char *ra, *rb;
+
+	if (!a || !b)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	ra = json_string_value(answer(f, "real", a, ask_real, a));
+	rb = json_string_value(answer(f, "real", b, ask_real, b));
+	return ra && rb && strcmp(ra, rb) == 0;
+}
+
+/* ---- ELF facts ---- */
+
+static json_t *ask_elf(struct gt_host_facts *f, const void *path)
+{
+	struct host_elf_info info;
+	json_t *o = json_object();
+
+	(void)f;
+	json_object_set_new(o, "ok", json_boolean(host_elf_read(path, &info)));
+	json_object_set_new(o, "class", json_integer(info.elf_class));
+	json_object_set_new(o, "machine", json_integer(info.machine));
+	json_object_set_new(o, "soname", str_or_null(info.soname));
+	json_object_set_new(o, "needed", strings_json(info.needed, info.nneeded));
+	json_object_set_new(o, "rpath", str_or_null(info.rpath));
+	json_object_set_new(o, "runpath", str_or_null(info.runpath));
+	json_object_set_new(o, "has_fatbin", json_boolean(info.has_fatbin));
+	json_object_set_new(o, "error", json_string(info.error));
+	host_elf_free(&info);
+	return o;
+}
+
+bool gt_facts_elf(struct gt_host_facts *f, const char *path, struct host_elf_info *out)
+{
+	json_t *o = answer(f, "elf", path, ask_elf, path);
+
+	memset(out, 0, sizeof(*out));
+	if (!o) {
+		copy_str(out->error, sizeof(out->error), "not in the facts file");
+		return false;
+	}
+	out->ok = json_is_true(json_object_get(o, "ok"));
+	out->elf_class = (int)json_integer_value(json_object_get(o, "class"));
+	out->machine = (int)json_integer_value(json_object_get(o, "machine"));
+	out->soname = dup_or_null(get_str(o, "soname"));
+	out->nneeded = strings_of(json_object_get(o, "needed"), &out->needed);
+	out->rpath = dup_or_null(get_str(o, "rpath"));
+	out->runpath = dup_or_null(get_str(o, "runpath"));
+	out->has_fatbin = json_is_true(json_object_get(o, "has_fatbin"));
+	copy_str(out->error, sizeof(out->error), get_str(o, "error"));
+	return out->ok;
+}
+
+/* ---- packages and frameworks ---- */
+
+static json_t *ask_package(struct gt_host_facts *f, const void *path)
+{
+	struct host_package pk;
+
+	(void)f;
+	if (!host_package_of(path, &pk))
+		return json_null();
+	return json_pack("{s:s, s:s, s:s, s:s}", "manager", pk.manager, "name", pk.name, "version", pk.version,
+			 "record", pk.record);
+}
+
+bool gt_facts_package(struct gt_host_facts *f, const char *path, struct host_package *out)
+{
+	json_t *o = answer(f, "package", path, ask_package, path);
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(o))
+		return false;
+	copy_str(out->manager, sizeof(out->manager), get_str(o, "manager"));
+	copy_str(out->name, sizeof(out->name), get_str(o, "name"));
+	copy_str(out->version, sizeof(out->version), get_str(o, "version"));
+	copy_str(out->record, sizeof(out->record), get_str(o, "record"));
+	return true;
+}
+
+void gt_facts_package_want(struct gt_host_facts *f, const char *path)
+{
+	if (may_ask(f) && !recorded_answer(f, "package", path))
+		host_package_want(path);
+}
+
+static json_t *ask_framework(struct gt_host_facts *f, const void *path)
+{
+	struct host_needs needs;
+	json_t *o, *a;
+	size_t i;
+
+	(void)f;
+	if (!host_framework_needs(path, &needs)) {
+		host_needs_free(&needs);
+		return json_null();
+	}
+	a = json_array();
+	for (i = 0; i < needs.n; i++) {
+		const struct host_need *n = &needs.v[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "family", n->family, "spec",
+						   n->spec, "distribution", n->distribution, "declared_by",
+						   n->declared_by, "what", n->what, "framework", n->framework));
+	}
+	o = json_pack("{s:s, s:o}", "root", needs.root, "needs", a);
+	host_needs_free(&needs);
+	return o;
+}
+
+bool gt_facts_framework_needs(struct gt_host_facts *f, const char *lib_path, struct host_needs *out)
+{
+	json_t *o = answer(f, "framework", lib_path, ask_framework, lib_path), *a;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(o))
+		return false;
+	copy_str(out->root, sizeof(out->root), get_str(o, "root"));
+	a = json_object_get(o, "needs");
+	out->n = json_array_size(a);
+	out->v = out->n ? gt_xcalloc(out->n, sizeof(*out->v)) : NULL;
+	for (i = 0; i < out->n; i++) {
+		const json_t *e = json_array_get(a, i);
+		struct host_need *n = &out->v[i];
+
+		copy_str(n->family, sizeof(n->family), get_str(e, "family"));
+		copy_str(n->spec, sizeof(n->spec), get_str(e, "spec"));
+		copy_str(n->distribution, sizeof(n->distribution), get_str(e, "distribution"));
+		copy_str(n->declared_by, sizeof(n->declared_by), get_str(e, "declared_by"));
+		copy_str(n->what, sizeof(n->what), get_str(e, "what"));
+		copy_str(n->framework, sizeof(n->framework), get_str(e, "framework"));
+	}
+	return true;
+}
+
+/* ---- what a file carries ---- */
+
+struct embedded_q {
+	const char *path, *component;
+};
+
+static json_t *ask_embedded(struct gt_host_facts *f, const void *ctx)
+{
+	const struct embedded_q *q = ctx;
+	char v[64];
+
+	(void)f;
+	return host_embedded_version(q->path, q->component, v, sizeof(v)) ? json_string(v) : json_null();
+}
+
+bool gt_facts_embedded_version(struct gt_host_facts *f, const char *path, const char *component, char *out,
+			       size_t cap)
+{
+	const char *parts[2] = { path, component };
+	struct embedded_q q = { path, component };
+	char *key = key_of(parts, 2);
+	const char *v = json_string_value(answer(f, "embedded", key, ask_embedded, &q));
+
+	free(key);
+	if (!v)
+		return false;
+	snprintf(out, cap, "%s", v);
+	return true;
+}
+
+static json_t *ask_fatbin(struct gt_host_facts *f, const void *path)
+{
+	char err[256];
+	const struct host_fatbin *fb = host_fatbin_of(path, err, sizeof(err));
+	json_t *o, *a;
+	size_t i;
+
+	(void)f;
+	if (!fb)
+		return json_pack("{s:s}", "error", err);
+	a = json_array();
+	for (i = 0; i < fb->nimages; i++) {
+		const struct host_fatbin_image *im = &fb->images[i];
+		char variant[2] = { im->variant, 0 };
+
+		json_array_append_new(a, json_pack("{s:b, s:i, s:s, s:b, s:I, s:I, s:I}", "ptx", im->ptx, "arch",
+						   im->arch, "variant", variant, "relocatable", im->relocatable,
+						   "entries", (json_int_t)im->entries, "compressed",
+						   (json_int_t)im->compressed, "bytes", (json_int_t)im->bytes));
+	}
+	o = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:b, s:b, s:o}", "has_device_code", fb->has_device_code,
+		      "containers", (json_int_t)fb->containers, "entries", (json_int_t)fb->entries,
+		      "other_entries", (json_int_t)fb->other_entries, "empty_entries",
+		      (json_int_t)fb->empty_entries, "section_bytes", (json_int_t)fb->section_bytes, "partial",
+		      fb->partial, "code_elsewhere", fb->code_elsewhere, "images", a);
+	return o;
+}
+
+static unsigned long long uint_of(const json_t *o, const char *name)
+{
+	json_int_t v = json_integer_value(json_object_get(o, name));
+
+	return v > 0 ? (unsigned long long)v : 0;
+}
+
+static void decode_fatbin(const json_t *o, struct host_fatbin *out)
+{
+	const json_t *a;
+	size_t i;
+
+	out->has_device_code = json_is_true(json_object_get(o, "has_device_code"));
+	out->containers = (unsigned)uint_of(o, "containers");
+	out->entries = (unsigned)uint_of(o, "entries");
+	out->other_entries = (unsigned)uint_of(o, "other_entries");
+	out->empty_entries = (unsigned)uint_of(o, "empty_entries");
+	out->section_bytes = uint_of(o, "section_bytes");
+	out->partial = json_is_true(json_object_get(o, "partial"));
+	out->code_elsewhere = json_is_true(json_object_get(o, "code_elsewhere"));
+	a = json_object_get(o, "images");
+	for (i = 0; i < json_array_size(a) && i < HOST_FATBIN_MAX_IMAGES; i++) {
+		const json_t *e = json_array_get(a, i);
+		struct host_fatbin_image *im = &out->images[i];
+		const char *variant = get_str(e, "variant");
+
+		im->ptx = json_is_true(json_object_get(e, "ptx"));
+		im->arch = (int)json_integer_value(json_object_get(e, "arch"));
+		im->variant = variant ? variant[0] : 0;
+		im->relocatable = json_is_true(json_object_get(e, "relocatable"));
+		im->entries = (unsigned)uint_of(e, "entries");
+		im->compressed = (unsigned)uint_of(e, "compressed");
+		im->bytes = uint_of(e, "bytes");
+	}
+	out->nimages = i;
+}
+
+const struct host_fatbin *gt_facts_fatbin(struct gt_host_facts *f, const char *path, char *err, size_t errcap)
+{
+	json_t *o, *at = json_object_get(f->fatbin_index, path);
+	struct host_fatbin *fb;
+
+	if (at)
+		return f->fatbins[json_integer_value(at)];
+	o = answer(f, "fatbin", path, ask_fatbin, path);
+	if (!o || get_str(o, "error")) {
+		snprintf(err, errcap, "%s", o ? get_str(o, "error") : "not in the facts file");
+		return NULL;
+	}
+	fb = gt_xcalloc(1, sizeof(*fb));
+	decode_fatbin(o, fb);
+	f->fatbins = gt_xrealloc(f->fatbins, (f->nfatbins + 1) * sizeof(*f->fatbins));
+	json_object_set_new(f->fatbin_index, path, json_integer((json_int_t)f->nfatbins));
+	f->fatbins[f->nfatbins++] = fb;
+	return fb;
+}
+
+/* ---- folders and searches ---- */
+
+struct glob_q {
+	const char *pattern;
+	bool only_dirs;
+};
+
+static json_t *ask_glob(struct gt_host_facts *f, const void *ctx)
+{
+	const struct glob_q *q = ctx;
+	json_t *a = json_array();
+	glob_t g;
+	size_t i;
+
+	(void)f;
+	if (glob(q->pattern, q->only_dirs ? GLOB_ONLYDIR : 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++)
+			json_array_append_new(a, json_string(g.gl_pathv[i]));
+		globfree(&g);
+	}
+	return a;
+}
+
+size_t gt_facts_glob(struct gt_host_facts *f, const char *pattern, bool only_dirs, char ***paths)
+{
+	const char *parts[2] = { pattern, only_dirs ? "dirs" : "all" };
+	struct glob_q q = { pattern, only_dirs };
+	char *key = key_of(parts, 2);
+	json_t *a = answer(f, "glob", key, ask_glob, &q);
+
+	free(key);
+	return strings_of(a, paths);
+}
+
+struct search_path_q {
+	const char *list, *object_path;
+	bool main;
+};
+
+static json_t *ask_search_path(struct gt_host_facts *f, const void *ctx)
+{
+	const struct search_path_q *q = ctx;
+	char **dirs;
+	size_t n = host_expand_search_path(q->list, q->object_path, q->main, &dirs);
+	json_t *a = strings_json(dirs, n);
+
+	(void)f;
+	host_free_strings(dirs, n);
+	return a;
+}
+
+size_t gt_facts_search_path(struct gt_host_facts *f, const char *list, const char *object_path, bool is_main_program,
+			    char ***dirs)
+{
+	const char *parts[3] = { list, object_path, is_main_program ? "main" : "" };
+	struct search_path_q q = { list, object_path, is_main_program };
+	char *key = key_of(parts, 3);
+	json_t *a = answer(f, "search_path", key, ask_search_path, &q);
+
+	free(key);
+	return strings_of(a, dirs);
+}
+
+/* The loader's environment on this host: its ld.so.cache, read once. */
+static void host_env(struct gt_host_facts *f, const char *ld_library_path, struct host_resolve_env *env)
+{
+	char err[256];
+
+	if (!f->cache_tried) {
+		f->cache_tried = true;
+		f->have_cache = host_ldcache_read("/etc/ld.so.cache", &f->cache, err, sizeof(err));
+	}
+	memset(env, 0, sizeof(*env));
+	env->ld_library_path = ld_library_path;
+	env->cache = f->have_cache ? &f->cache : NULL;
+}
+
+struct resolve_q {
+	const char *name, *requester, *ld_library_path;
+	const char *const *loaders;
+	size_t nloaders;
+};
+
+static json_t *ask_resolve(struct gt_host_facts *f, const void *ctx)
+{
+	const struct resolve_q *q = ctx;
+	struct host_resolve_env env;
+	struct host_resolution r;
+	json_t *cand = json_array(), *o;
+	size_t i;
+
+	host_env(f, q->ld_library_path, &env);
+	host_resolve(q->name, q->requester, q->loaders, q->nloaders, &env, &r);
+	for (i = 0; i < r.ncand; i++)
+		json_array_append_new(cand, json_pack("{s:s, s:s, s:b, s:b}", "path", r.cand[i].path, "rule",
+						      gt_rule_name(r.cand[i].rule), "exists", r.cand[i].exists,
+						      "usable", r.cand[i].usable));
+	o = json_pack("{s:o, s:I, s:o, s:o}", "candidates", cand, "winner", (json_int_t)r.winner, "shadowed",
+		      strings_json(r.shadowed, r.nshadowed), "stop_reason", str_or_null(r.stop_reason));
+	host_resolution_free(&r);
+	return o;
+}
+
+void gt_facts_resolve(struct gt_host_facts *f, const char *name, const char *requester, const char *const *loaders,
+		      size_t nloaders, const char *ld_library_path, struct host_resolution *out)
+{
+	const char **parts = gt_xcalloc(nloaders + 4, sizeof(*parts));
+	struct resolve_q q = { name, requester, ld_library_path, loaders, nloaders };
+	json_t *o, *cand;
+	char *key;
+	size_t i;
+
+	parts[0] = name;
+	parts[1] = requester;
+	parts[2] = ld_library_path ? ld_library_path : "\x1e";  /* unset is not empty */
+	for (i = 0; i < nloaders; i++)
+		parts[3 + i] = loaders[i];
+	key = key_of(parts, nloaders + 3);
+	free(parts);
+	o = answer(f, "resolve", key, ask_resolve, &q);
+	free(key);
+	memset(out, 0, sizeof(*out));
+	out->name = gt_xstrdup(name);
+	out->requester = dup_or_null(requester);
+	out->winner = -1;
+	if (!o)
+		return;
+	cand = json_object_get(o, "candidates");
+	out->ncand = json_array_size(cand);
+	out->cand = out->ncand ? gt_xcalloc(out->ncand, sizeof(*out->cand)) : NULL;
+	for (i = 0; i < out->ncand; i++) {
+		const json_t *c = json_array_get(cand, i);
+
+		out->cand[i].path = gt_xstrdup(get_str(c, "path") ? get_str(c, "path") : "");
+		out->cand[i].rule = gt_rule_from_name(get_str(c, "rule") ? get_str(c, "rule") : "");
+		out->cand[i].exists = json_is_true(json_object_get(c, "exists"));
+		out->cand[i].usable = json_is_true(json_object_get(c, "usable"));
+	}
+	out->winner = (long)json_integer_value(json_object_get(o, "winner"));
+	if (out->winner >= (long)out->ncand)
+		out->winner = -1;
+	out->nshadowed = strings_of(json_object_get(o, "shadowed"), &out->shadowed);
+	/* The string lives as long as the store: the report's. */
+	out->stop_reason = get_str(o, "stop_reason");
+}
+
+/* ---- symbols ---- */
+
+struct gaps_q {
+	const struct gt_sym_question *q;
+};
+
+static json_t *ask_gaps(struct gt_host_facts *f, const void *ctx)
+{
+	const struct gt_sym_question *q = ((const struct gaps_q *)ctx)->q;
+	struct host_resolve_env env;
+	struct gt_symbol_gap *gaps = NULL;
+	size_t i, n = 0;
+	json_t *a = json_array();
+
+	host_env(f, q->ld_library_path, &env);
+	gt_sym_question_answer(q, &env, &gaps, &n);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:o}", "symbol", gaps[i].symbol, "version",
+						   str_or_null(gaps[i].version), "consumer", gaps[i].consumer,
+						   "provider", gaps[i].provider, "good_copy",
+						   str_or_null(gaps[i].good_copy)));
+	gt_symbol_gaps_free(gaps, n);
+	return a;
+}
+
+size_t gt_facts_symbol_gaps(struct gt_host_facts *f, const struct gt_sym_question *q, struct gt_symbol_gap **gaps,
+			    size_t *ngaps)
+{
+	size_t i, n = q->nscope + q->nconsumers + 3;
+	const char **parts = gt_xcalloc(n, sizeof(*parts));
+	struct gaps_q ctx = { q };
+	json_t *a;
+	char *key;
+
+	parts[0] = q->load_failed ? "failed" : "";
+	parts[1] = q->ld_library_path ? q->ld_library_path : "\x1e";
+	for (i = 0; i < q->nscope; i++)
+		parts[2 + i] = q->scope[i];
+	parts[2 + q->nscope] = "\x1e";  /* the consumers follow */
+	for (i = 0; i < q->nconsumers; i++)
+		parts[3 + q->nscope + i] = q->consumers[i];
+	key = key_of(parts, n);
+	free(parts);
+	a = answer(f, "symbol_gaps", key, ask_gaps, &ctx);
+	free(key);
+	for (i = 0; i < json_array_size(a); i++) {
+		const json_t *e = json_array_get(a, i);
+		struct gt_symbol_gap *g;
+
+		if (!get_str(e, "symbol") || !get_str(e, "consumer") || !get_str(e, "provider"))
+			continue;
+		*gaps = gt_xrealloc(*gaps, (*ngaps + 1) * sizeof(**gaps));
+		g = &(*gaps)[(*ngaps)++];
+		g->symbol = gt_xstrdup(get_str(e, "symbol"));
+		g->version = dup_or_null(get_str(e, "version"));
+		g->consumer = gt_xstrdup(get_str(e, "consumer"));
+		g->provider = gt_xstrdup(get_str(e, "provider"));
+		g->good_copy = dup_or_null(get_str(e, "good_copy"));
+	}
+	return json_array_size(a);
+}
+
+struct symbol_at_q {
+	const char *path;
+	unsigned long long off;
+};
+
+static json_t *ask_symbol_at(struct gt_host_facts *f, const void *ctx)
+{
+	const struct symbol_at_q *q = ctx;
+	unsigned long long into = 0;
+	char name[512];
+
+	(void)f;
+	if (!host_symbol_at(q->path, q->off, name, sizeof(name), &into))
+		return json_null();
+	return json_pack("{s:s, s:I}", "name", name, "into", (json_int_t)into);
+}
+
+bool gt_facts_symbol_at(struct gt_host_facts *f, const char *path, unsigned long long off, char *name, size_t cap,
+			unsigned long long *into)
+{
+	char at[32], *key;
+	const char *parts[2] = { path, at };
+	struct symbol_at_q q = { path, off };
+	json_t *o;
+
+	snprintf(at, sizeof(at), "%llx", off);
+	key = key_of(parts, 2);
+	o = answer(f, "symbol_at", key, ask_symbol_at, &q);
+	free(key);
+	if (!json_is_object(o) || !get_str(o, "name"))
+		return false;
+	snprintf(name, cap, "%s", get_str(o, "name"));
+	*into = (unsigned long long)json_integer_value(json_object_get(o, "into"));
+	return true;
+}
+
+/* ---- the host's loader configuration ---- */
+
+static json_t *ask_etc_preload(struct gt_host_facts *f, const void *ctx)
+{
+	char text[4096];
+	FILE *in = fopen("/etc/ld.so.preload", "re");
+	size_t n = 0;
+
+	(void)f;
+	(void)ctx;
+	if (in) {
+		n = fread(text, 1, sizeof(text) - 1, in);
+		fclose(in);
+	}
+	text[n] = 0;
+	return json_string(text);
+}
+
+const char *gt_facts_etc_preload(struct gt_host_facts *f)
+{
+	const char *s = json_string_value(answer(f, "etc_preload", "/etc/ld.so.preload", ask_etc_preload, NULL));
+
+	return s ? s : "";
+}
+
+/* ---- sets, files ---- */
+
+struct gt_facts_set *gt_facts_set_new(enum gt_facts_mode mode)
+{
+	struct gt_facts_set *s = gt_xcalloc(1, sizeof(*s));
+
+	s->mode = mode;
+	s->files = json_object();
+	return s;
+}
+
+static void facts_path(const char *dir, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/%s", dir, GT_FACTS_FILE);
+}
+
+/* The hosts object of a facts file's text; NULL with err for anything that
+ * is not a facts file of a version this reader knows. */
+static json_t *hosts_of(json_t *doc, const char *path, char *err, size_t errcap)
+{
+	json_t *hosts = json_object_get(doc, "hosts");
+	const char *format = get_str(doc, "format");
+	json_int_t version = json_integer_value(json_object_get(doc, "version"));
+
+	if (!json_is_object(doc) || !format || strcmp(format, "gputrace-facts") != 0 || !json_is_object(hosts)) {
+		snprintf(err, errcap, "%s: not a gputrace facts file", path);
+		return NULL;
+	}
+	if (version != GT_FACTS_VERSION) {
+		snprintf(err, errcap, "%s: facts format version %lld; this gputrace reads version %d", path,
+			 (long long)version, GT_FACTS_VERSION);
+		return NULL;
+	}
+	return hosts;
+}
+
+bool gt_facts_set_read_folder(struct gt_facts_set *s, const char *dir, char *err, size_t errcap)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	json_t *doc, *hosts, *v;
+	const char *host;
+
+	facts_path(dir, path, sizeof(path));
+	if (access(path, F_OK) != 0)
+		return true;
+	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		snprintf(err, errcap, "%s: line %d: %s", path, je.line, je.text);
+		return false;
+	}
+	hosts = hosts_of(doc, path, err, errcap);
+	if (!hosts) {
+		json_decref(doc);
+		return false;
+	}
+	json_object_foreach(hosts, host, v)
+		if (json_is_object(v) && !json_object_get(s->files, host))
+			json_object_set(s->files, host, v);
+	json_decref(doc);
+	return true;
+}
+
+struct gt_host_facts *gt_facts_of_host(struct gt_facts_set *s, const char *host)
+{
+	char here[256];
+	struct gt_host_facts *f;
+	size_t i;
+
+	gt_host_name(here, sizeof(here));
+	if (!host)
+		host = here;
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i]->host, host) == 0)
+			return s->v[i];
+	f = gt_xcalloc(1, sizeof(*f));
+	f->host = gt_xstrdup(host);
+	f->here = strcmp(host, here) == 0;
+	f->live = s->mode == GT_FACTS_LIVE;
+	f->recorded = json_object_get(s->files, host);
+	f->asked = json_object();
+	f->fatbin_index = json_object();
+	s->v = gt_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+	s->v[s->n++] = f;
+	return f;
+}
+
+/* Adds to dst every question of src (section by section) that dst lacks,
+ * or all of them with replace. */
+static void merge_store(json_t *dst, const json_t *src, bool replace)
+{
+	const char *sec, *key;
+	json_t *sv, *kv;
+
+	json_object_foreach((json_t *)src, sec, sv) {
+		if (!json_is_object(sv))
+			continue;
+		json_object_foreach(sv, key, kv)
+			if (replace || !json_object_get(section(dst, sec), key))
+				json_object_set(section(dst, sec), key, kv);
+	}
+}
+
+static bool write_doc(json_t *doc, const char *dir, const char *path, char *err, size_t errcap)
+{
+	char tmp[PATH_MAX];
+	int fd;
+	FILE *out;
+	bool ok;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, GT_FACTS_FILE);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	ok = json_dumpf(doc, out, JSON_COMPACT | JSON_SORT_KEYS) == 0 && fputc('\n', out) != EOF &&
+	     fflush(out) == 0 && fsync(fileno(out)) == 0;
+	if (fclose(out) != 0)
+		ok = false;
+	if (!ok || rename(tmp, path) != 0) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+bool gt_facts_set_write_folder(struct gt_facts_set *s, const char *dir, char *err, size_t errcap)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	json_t *doc = NULL, *hosts, *mine;
+	bool ok;
+	int lock;
+	size_t i;
+
+	facts_path(dir, path, sizeof(path));
+	/* The ranks of one job end at once and share the folder: one at a time. */
+	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+		snprintf(err, errcap, "%s: %s", dir, strerror(errno));
+		if (lock >= 0)
+			close(lock);
+		return false;
+	}
+	if (access(path, F_OK) == 0) {
+		doc = json_load_file(path, 0, &je);
+		if (doc && !hosts_of(doc, path, err, errcap)) {
+			json_decref(doc);  /* another version's: replaced by ours */
+			doc = NULL;
+		}
+	}
+	if (!doc)
+		doc = json_pack("{s:s, s:i, s:{}}", "format", "gputrace-facts", "version", GT_FACTS_VERSION, "hosts");
+	hosts = json_object_get(doc, "hosts");
+	for (i = 0; i < s->n; i++) {
+		if (!s->v[i]->here || !json_object_size(s->v[i]->asked))
+			continue;
+		mine = json_object_get(hosts, s->v[i]->host);
+		if (!json_is_object(mine)) {
+			mine = json_object();
+			json_object_set_new(hosts, s->v[i]->host, mine);
+		}
+		merge_store(mine, s->v[i]->asked, true);
+	}
+	ok = write_doc(doc, dir, path, err, errcap);
+	json_decref(doc);
+	close(lock);  /* lets the lock go */
+	return ok;
+}
+
+void gt_facts_set_tally(const struct gt_facts_set *s, struct gt_facts_tally *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->n; i++) {
+		out->recorded += s->v[i]->tally.recorded;
+		out->asked += s->v[i]->tally.asked;
+		out->unanswered += s->v[i]->tally.unanswered;
+		if (!s->v[i]->here)
+			out->elsewhere += s->v[i]->tally.asked;
+	}
+}
+
+struct gt_host_facts *gt_facts_here(void)
+{
+	static struct gt_facts_set *here;
+
+	if (!here)
+		here = gt_facts_set_new(GT_FACTS_LIVE);
+	return gt_facts_of_host(here, NULL);
+}
+
+void gt_facts_set_free(struct gt_facts_set *s)
+{
+	size_t i, k;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++) {
+		json_decref(s->v[i]->asked);
+		json_decref(s->v[i]->fatbin_index);
+		for (k = 0; k < s->v[i]->nfatbins; k++)
+			free(s->v[i]->fatbins[k]);
+		free(s->v[i]->fatbins);
+		if (s->v[i]->have_cache)
+			host_ldcache_free(&s->v[i]->cache);
+		free(s->v[i]->host);
+		free(s->v[i]);
+	}
+	free(s->v);
+	json_decref(s->files);
+	free(s);
+}
