@@ -24,5 +24,8 @@ int cmd_doctor_main(int argc, char **argv);
  * gather_facts, this host's files are asked now and the answers written
  * beside the traces (facts/facts.h), else the facts file is read. */
 void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts);
+/* The facts of these traces' files, asked of this host and written into
+ * dir's facts file, with nothing printed: what one rank of a job leaves. */
+void cmd_keep_facts(char **traces, int n, const char *dir);
 
 #endif

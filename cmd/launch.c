@@ -779,7 +779,42 @@ static void cut_diagnosis(pid_t pid, const char *dir, const char *report, double
 /* The diagnosis at exit runs in a child of its own: whatever happens in it
  * (a trace that crashes the reader, memory, a signal, a trace it is slow
  * on), gputrace still exits with the command's status, in bounded time. */
-static void diagnose_apart(const char *dir, bool print, bool keep, bool had_traces, bool color)
+/* One rank's traces in a folder the job shares: this host's files of this
+ * rank (<host>.<pid>.rank<R>[.<k>].jsonl), never the other ranks'. */
+static void keep_rank_facts(const char *dir)
+{
+#define GT_ENV_NAME(name) name,
+	static const char *const vars[] = { GT_RANK_VARS(GT_ENV_NAME) NULL };
+#undef GT_ENV_NAME
+	char host[256], want[320], **files, **mine;
+	const char *v = NULL, *base;
+	long rank = -1;
+	char *end;
+	int n, i, k = 0;
+
+	for (i = 0; vars[i] && rank < 0; i++)
+		if ((v = getenv(vars[i])) && *v && (rank = strtol(v, &end, 10)) >= 0 && *end)
+			rank = -1;
+	if (rank < 0)
+		return;
+	gt_host_name(host, sizeof(host));
+	snprintf(want, sizeof(want), ".rank%ld.", rank);
+	n = gt_list_traces(dir, &files);
+	if (n <= 0)
+		return;
+	mine = calloc((size_t)n, sizeof(*mine));
+	for (i = 0; mine && i < n; i++) {
+		base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+		if (strncmp(base, host, strlen(host)) == 0 && base[strlen(host)] == '.' && strstr(base, want))
+			mine[k++] = files[i];
+	}
+	if (k)
+		cmd_keep_facts(mine, k, dir);
+	free(mine);
+	gt_free_list(files, n);
+}
+
+static void diagnose_apart(const char *dir, bool print, bool keep, bool had_traces, bool color, bool rank_only)
 {
 	double limit = diagnosis_limit();
 	char report[PATH_MAX + 32];
@@ -801,6 +836,8 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (rank_only)
+			keep_rank_facts(dir);
 		if (print)
 			cmd_report_after_run(dir, stderr, color, true);
 		if (keep)
@@ -921,13 +958,16 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	/* One rank of a parallel job sees only the traces written so far: the
 	 * report of the whole job is `gputrace report DIR` once it is over. */
 	if (launched_as_rank()) {
+		/* Its own files' facts, for the report of the whole job (on
+		 * whichever host it runs): this host's answers, by this rank. */
+		diagnose_apart(dir, false, false, true, false, true);
 		if (!o->quiet)
 			fprintf(stderr, LOG_PREFIX "traces in %s; when the job is over: gputrace report %s\n",
 				dir, dir);
 		return passed_on(o, status, child, wstatus);
 	}
 	if (!o->quiet || o->out_dir)
-		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, had_traces, cmd_color_on(o->color, stderr));
+		diagnose_apart(dir, !o->quiet, o->out_dir != NULL, had_traces, cmd_color_on(o->color, stderr), false);
 	return passed_on(o, status, child, wstatus);
 }
 

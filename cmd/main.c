@@ -32,7 +32,7 @@ static void usage(void)
 {
 	fputs("usage: gputrace [-o DIR [--append]] [-q] [--try-fixes] [--color=WHEN] [--] COMMAND [ARG...]\n"
 	      "       gputrace report [--json | --tree | --dot | --svg | --html FILE] [--all]\n"
-	      "                       [--prometheus FILE] [--color=WHEN] PATH...\n"
+	      "                       [--prometheus FILE] [--save-facts] [--color=WHEN] PATH...\n"
 	      "       gputrace scan [--json] [--for FILE [--dot]] [-o DIR] [--prometheus FILE]\n"
 	      "                     [--color=WHEN] [ROOT...]\n"
 	      "       gputrace doctor [--json] [--python PATH] [--color=WHEN]\n"

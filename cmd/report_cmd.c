@@ -3,6 +3,7 @@
  * Also the diagnosis printed when a traced command exits. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 static void report_usage(void)
 {
 	fputs("usage: gputrace report [--json | --tree | --dot | --svg | --html FILE] [--all]\n"
-	      "                       [--prometheus FILE] [--color=WHEN] PATH...\n"
+	      "                       [--prometheus FILE] [--save-facts] [--color=WHEN] PATH...\n"
 	      "PATH: trace files (*.jsonl) or folders of them, as written by gputrace -o DIR;\n"
 	      "hosts' scans (*.scan.json, gputrace scan --json -o DIR) or folders of them,\n"
 	      "grouped by what they hold, the odd hosts named.\n"
@@ -36,6 +37,8 @@ static void report_usage(void)
 	      "  --html FILE        one self-contained HTML page: findings, graph, libraries,\n"
 	      "                     load timeline (FILE - : standard output)\n"
 	      "  --all              draw the objects that are not CUDA libraries too\n"
+	      "  --save-facts       ask this host about the traced files now and write the\n"
+	      "                     answers beside the traces (gputrace-facts.json)\n"
 	      "  --prometheus FILE  also write FILE for node_exporter's textfile collector:\n"
 	      "                     a gauge per CUDA library copy and per finding\n"
 	      "  --color=WHEN       auto (default: on a terminal, unless NO_COLOR or\n"
@@ -149,19 +152,49 @@ static int render_picture(int mode, const char *html_file, const struct gt_repor
 	return 0;
 }
 
+/* --save-facts: this host's answers written beside each trace folder (or
+ * the folder of each trace file) given. */
+static bool save_facts_beside(struct gt_report *r, char **paths, int n)
+{
+	char dir[PATH_MAX], err[8192];
+	struct stat st;
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *slash = strrchr(paths[i], '/');
+
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+			snprintf(dir, sizeof(dir), "%s", paths[i]);
+		else if (slash)
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash == paths[i] ? 1 : slash - paths[i]), paths[i]);
+		else
+			snprintf(dir, sizeof(dir), ".");
+		if (!gt_report_save_facts(r, dir, err, sizeof(err))) {
+			fprintf(stderr, WHO ": --save-facts: %s\n", gt_printable(err));
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 static int report_traces(char **paths, int n, int mode, bool color, json_t *fleet, json_t *views,
-			 const char *html_file, bool all)
+			 const char *html_file, bool all, bool save_facts)
 {
 	struct gt_report r;
 	char err[8192];
 	int status;
 
-	if (!gt_report_load(&r, paths, n, err, sizeof(err))) {
+	if (!gt_report_load_as(&r, paths, n, save_facts ? GT_FACTS_LIVE : GT_FACTS_RECORDED, err, sizeof(err))) {
 		fprintf(stderr, WHO ": %s\n", gt_printable(err));
 		gt_report_free(&r);
 		return CMD_EXIT_USAGE;
 	}
 	gt_report_analyse(&r);
+	if (save_facts && !save_facts_beside(&r, paths, n)) {
+		gt_report_free(&r);
+		return CMD_EXIT_OWN_FAILURE;
+	}
 	if (mode == 'd' || mode == 's' || mode == 'H') {
 		status = render_picture(mode, html_file, &r, all);
 		if (!status)
@@ -186,7 +219,7 @@ static int report_traces(char **paths, int n, int mode, bool color, json_t *flee
 
 int cmd_report_main(int argc, char **argv)
 {
-	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_SVG, OPT_HTML, OPT_ALL };
+	enum { OPT_COLOR = 256, OPT_PROMETHEUS, OPT_DOT, OPT_SVG, OPT_HTML, OPT_ALL, OPT_SAVE_FACTS };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 't' },
@@ -194,6 +227,7 @@ int cmd_report_main(int argc, char **argv)
 		{ "svg", no_argument, NULL, OPT_SVG },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "save-facts", no_argument, NULL, OPT_SAVE_FACTS },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -204,7 +238,7 @@ int cmd_report_main(int argc, char **argv)
 	json_t *views, *fleet = NULL;
 	char **traces;
 	int c, status = 0, mode = 0, ntraces;
-	bool all = false;
+	bool all = false, save_facts = false;
 
 	optind = 1;
 	opterr = 0;
@@ -224,6 +258,10 @@ int cmd_report_main(int argc, char **argv)
 		}
 		if (c == OPT_ALL) {
 			all = true;
+			continue;
+		}
+		if (c == OPT_SAVE_FACTS) {
+			save_facts = true;
 			continue;
 		}
 		if (c == OPT_DOT || c == OPT_SVG || c == OPT_HTML) {
@@ -256,7 +294,7 @@ int cmd_report_main(int argc, char **argv)
 		fleet = gt_fleet(views);
 	if (ntraces)
 		status = report_traces(traces, ntraces, mode, cmd_color_on(color, stdout), fleet,
-				       prometheus ? views : NULL, html_file, all);
+				       prometheus ? views : NULL, html_file, all, save_facts);
 	else if (mode == 'j') {
 		json_dumpf(fleet, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
@@ -271,6 +309,23 @@ int cmd_report_main(int argc, char **argv)
 	json_decref(views);
 	free(traces);
 	return status;
+}
+
+void cmd_keep_facts(char **traces, int n, const char *dir)
+{
+	struct gt_report r;
+	char err[8192];
+
+	if (!gt_report_load_as(&r, traces, n, GT_FACTS_LIVE, err, sizeof(err))) {
+		fprintf(stderr, "gputrace: no facts kept: %s\n", gt_printable(err));
+		gt_report_free(&r);
+		return;
+	}
+	gt_report_analyse(&r);
+	if (!gt_report_save_facts(&r, dir, err, sizeof(err)))
+		fprintf(stderr, "gputrace: the facts of this host were not kept beside the traces: %s\n",
+			gt_printable(err));
+	gt_report_free(&r);
 }
 
 void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts)

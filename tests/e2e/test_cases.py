@@ -20,7 +20,7 @@ import sys
 import unittest
 
 from tests.cases import corpus
-from tests.e2e import finding_table
+from tests.e2e import finding_table, test_facts
 
 # The ids a case may expect: the finding table's (include/gputrace/findings.h).
 IDS = set(finding_table.IDS)
@@ -72,6 +72,12 @@ class Corpus(unittest.TestCase):
         self.assertEqual(problems, [], "\n" + "\n".join(problems))
         healthy = [r for r in results if r["kind"] == "healthy"]
         self.assertTrue(all(r["ok"] or r["known_miss"] for r in healthy))
+        # Every case's folder was read again with its layout renamed away
+        # (corpus.report_elsewhere): the ids test_facts leaves to the corpus
+        # must be among those it showed portable.
+        got = {f["id"] for r in results if not r.get("portable") for f in r.get("findings", [])}
+        self.assertLessEqual(test_facts.IN_CORPUS, got)
+        self.assertFalse([r["name"] for r in results if r.get("portable")])
 
 
 class Judging(unittest.TestCase):
@@ -84,7 +90,8 @@ class Judging(unittest.TestCase):
         self.assertEqual(len(corpus.problems([r("c", True, "needs x")])), 1)
         self.assertIn("remove its known_miss", corpus.problems([r("c", True, "needs x")])[0])
         self.assertEqual(len(corpus.problems([r("d", False, None, "no error-level x naming y")])), 1)
-        for why in ("layout: no such file", "traced run differs: exit 1 vs 0", "does not reproduce the reported text"):
+        for why in ("layout: no such file", "traced run differs: exit 1 vs 0", "does not reproduce the reported text",
+                    "the trace folder read elsewhere gives another report: -x"):
             self.assertEqual(len(corpus.problems([r("e", False, "needs x", why)])), 1, why)
 
     def test_culprit_named_by_path_link_folder_or_name(self):

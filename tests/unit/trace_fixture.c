@@ -196,7 +196,9 @@ static void build(struct fx_diag *d, const char *const *lines)
 	memset(d, 0, sizeof(*d));
 	ok = gt_read_trace(path, &d->proc, err, sizeof(err));
 	ck_assert_msg(ok, "the reader refused the fixture trace: %s", err);
-	ck_assert(gt_model_build(&d->proc, &d->model));
+	/* This host's facts, asked now, as a report of a trace taken here. */
+	d->facts = gt_facts_set_new(GT_FACTS_LIVE);
+	ck_assert(gt_model_build(&d->proc, gt_facts_of_host(d->facts, d->proc.host), &d->model));
 }
 
 void fx_build(struct fx_diag *d, ...)
@@ -237,6 +239,7 @@ void fx_free(struct fx_diag *d)
 {
 	gt_findings_free(&d->findings);
 	gt_model_free(&d->model);
+	gt_facts_set_free(d->facts);
 	gt_process_free(&d->proc);
 }
 

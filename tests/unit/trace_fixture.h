@@ -66,6 +66,7 @@ struct fx_diag {
 	struct gt_process proc;
 	struct gt_proc_model model;
 	struct gt_findings findings;
+	struct gt_facts_set *facts;
 };
 
 /* Writes the lines as tmp/t.jsonl, reads it (the test fails if the reader
