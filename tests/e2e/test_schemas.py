@@ -44,10 +44,11 @@ class Schemas(unittest.TestCase):
     def test_every_schema_is_valid_and_every_key_described(self):
         files = sorted(glob.glob(os.path.join(schemas.SCHEMA_DIR, "*.schema.json")))
         self.assertEqual([os.path.basename(f) for f in files],
-                         ["diff.schema.json", "doctor.schema.json", "finding.schema.json", "fleet.schema.json",
+                         ["diff.schema.json", "doctor.schema.json", "facts.schema.json", "finding.schema.json",
+                          "fleet.schema.json",
                           "report.schema.json", "retry.schema.json", "scan.schema.json",
                           "trace-line.schema.json"])
-        for name in ("trace-line", "report", "scan", "doctor", "finding", "diff", "fleet", "retry"):
+        for name in ("trace-line", "report", "scan", "doctor", "finding", "diff", "fleet", "retry", "facts"):
             v = schemas.validator(name)
             for where, node in walk(v.schema):
                 # (an if's properties only pick the branch: no documentation there)
