@@ -296,8 +296,7 @@ static void restore_env(json_t *env)
  * through this host's files (facts asked now, never written). */
 static bool apply_fix(json_t *fix, json_t *env)
 {
-	struct gt_facts_set *here = gt_facts_set_new(GT_FACTS_LIVE);
-	struct gt_host_facts *facts = gt_facts_of_host(here, NULL);
+	struct gt_host_facts *facts = gt_facts_here();
 	json_t *all = json_object_get(fix, "all"), *v;
 	bool changed = false;
 	size_t i;
@@ -306,7 +305,6 @@ static bool apply_fix(json_t *fix, json_t *env)
 		changed = gt_fix_apply(fix, env, facts);
 	json_array_foreach(all, i, v)
 		changed |= gt_fix_apply(v, env, facts);
-	gt_facts_set_free(here);
 	return changed;
 }
 
@@ -542,14 +540,14 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 			       "what changed)\n");
 		fprintf(say_to, "  traces in %s\n", gt_printable(folder));
 		/* verified: the command that does the same without gputrace */
-		if (helped && gt_fix_command(c->fix, &pl->root, cmd, sizeof(cmd))) {
+		if (helped && gt_fix_command(c->fix, &pl->root, gt_facts_here(), cmd, sizeof(cmd))) {
 			snprintf(line, sizeof(line), "  run: %s", cmd);
 			gt_fold_line(say_to, line, GT_TEXT_WIDTH);
 		}
 	}
 	json_object_set_new(result, "fix", json_string(desc));
 	json_object_set(result, "fix_data", c->fix);
-	if (gt_fix_command(c->fix, &pl->root, cmd, sizeof(cmd)))
+	if (gt_fix_command(c->fix, &pl->root, gt_facts_here(), cmd, sizeof(cmd)))
 		json_object_set_new(result, "command", gt_json_text(cmd));
 	json_object_set(result, "for", c->ids);
 	json_object_set_new(result, "traces", gt_json_text(folder));

@@ -202,7 +202,8 @@ static void finding_lines(FILE *f, const struct gt_report *r, const struct gt_fi
 	}
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
 	/* shell-quoted, never through gt_printable (no \x0a in a command) */
-	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, cmd, sizeof(cmd)))
+	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
+			   sizeof(cmd)))
 		fprintf(f, "           run: %s\n", cmd);
 }
 

@@ -202,7 +202,8 @@ json_t *gt_finding_json(const struct gt_finding *x)
 	if (x->fix_data)
 		json_object_set_new(o, "fix_data", json_incref(x->fix_data));
 	/* the fix as a command to paste (issue 30): added, no field renamed */
-	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, cmd, sizeof(cmd)))
+	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
+			   sizeof(cmd)))
 		gt_evidence_str(o, "command", cmd);
 	return o;
 }

@@ -85,7 +85,8 @@ void gt_fix_pip_install(struct gt_finding *f, const struct gt_process *p, const 
  * VAR='value' for one set), from what its trace recorded; for an install,
  * the installer's command. Returns false (out empty) when there is none:
  * no fix as data, or one that changes nothing of the recorded environment. */
-bool gt_fix_command(json_t *fix_data, const struct gt_process *p, char *out, size_t cap);
+bool gt_fix_command(json_t *fix_data, const struct gt_process *p, struct gt_host_facts *facts, char *out,
+		    size_t cap);
 /* word as one shell word: itself when it needs no quotes, in '...' when
  * it has no control character, in $'...' (bash, zsh, ksh) with \xHH
  * escapes when it has one: never a raw control byte. */

@@ -163,7 +163,7 @@ bool gt_same_list_entry(struct gt_host_facts *facts, const char *entry, size_t l
 	memcpy(a, entry, len);
 	a[len] = 0;
 	/* /lib and /usr/lib are one folder on a merged-/usr system */
-	return gt_facts_same_file(facts, a, want);
+	return facts && gt_facts_same_file(facts, a, want);
 }
 
 /* A list variable without gputrace's own library: the loader-steering
@@ -448,16 +448,16 @@ static size_t add_word(char *out, size_t cap, size_t len, const char *word)
 
 /* Every fix of a merged one ({"all": [...]}, gputrace retry --all-fixes)
  * applied in turn, or the one. */
-static bool apply_any(json_t *fix_data, json_t *env)
+static bool apply_any(json_t *fix_data, json_t *env, struct gt_host_facts *facts)
 {
 	json_t *all = json_object_get(fix_data, "all"), *v;
 	bool changed = false;
 	size_t i;
 
 	if (!all)
-		return gt_fix_apply(fix_data, env);
+		return gt_fix_apply(fix_data, env, facts);
 	json_array_foreach(all, i, v)
-		changed |= gt_fix_apply(v, env);
+		changed |= gt_fix_apply(v, env, facts);
 	return changed;
 }
 
@@ -476,7 +476,7 @@ static void merge_touched(json_t *fix_data, const struct gt_process *p, json_t *
 		merge_touched(v, p, into);
 }
 
-bool gt_fix_command(json_t *fix_data, const struct gt_process *p, char *out, size_t cap)
+bool gt_fix_command(json_t *fix_data, const struct gt_process *p, struct gt_host_facts *facts, char *out, size_t cap)
 {
 	json_t *before = json_object(), *after, *v;
 	const char *install = json_string_value(json_object_get(fix_data, "install")), *key;
@@ -499,7 +499,7 @@ bool gt_fix_command(json_t *fix_data, const struct gt_process *p, char *out, siz
 	}
 	merge_touched(fix_data, p, before);
 	after = json_deep_copy(before);
-	if (!apply_any(fix_data, after)) {
+	if (!apply_any(fix_data, after, facts)) {
 		json_decref(before);
 		json_decref(after);
 		return false;

@@ -151,11 +151,11 @@ START_TEST(test_command_of_an_env_fix)
 	char out[1024];
 
 	recorded(&p, env);
-	ck_assert(gt_fix_command(fix, &p, out, sizeof(out)));
+	ck_assert(gt_fix_command(fix, &p, here(), out, sizeof(out)));
 	ck_assert_str_eq(out, "env -u LD_PRELOAD LD_LIBRARY_PATH=/opt/cuda/lib64 python3 train.py --lr '1e-3 x'");
 	/* nothing of the recorded environment changes: no command */
-	ck_assert(!gt_fix_command(same, &p, out, sizeof(out)));
-	ck_assert(!gt_fix_command(NULL, &p, out, sizeof(out)));
+	ck_assert(!gt_fix_command(same, &p, here(), out, sizeof(out)));
+	ck_assert(!gt_fix_command(NULL, &p, here(), out, sizeof(out)));
 	json_decref(env);
 	json_decref(fix);
 	json_decref(same);
