@@ -217,6 +217,13 @@ class Portable(unittest.TestCase):
             self.trace([self.f("scenarios/sc_torchlike")], env, outdir=d, append=rank > 0)
         self.assert_portable(d, "divergent-processes")
 
+    def test_missing_ranks(self):
+        d = tempfile.mkdtemp(prefix="t-", dir=self.tmp)
+        for rank in (0, 1, 3):
+            env = dict(self.llp("driver"), RANK=str(rank), WORLD_SIZE="4")
+            self.trace([self.f("scenarios/sc_cuda")], env, outdir=d, append=rank > 0)
+        self.assert_portable(d, "missing-ranks")
+
     def test_zz_every_trace_finding_is_covered(self):
         """Runs last (unittest sorts by name): every id of the finding table
         that a trace can give was shown portable here or by the corpus."""
