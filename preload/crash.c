@@ -41,9 +41,16 @@
 #define MAX_SKIPPED 8
 #define ALT_STACK_BYTES (64 * 1024)
 
-/* libc's own sigaction under its exported second name: the program's calls
- * of sigaction() reach the wrapper below, gputrace's reach libc directly. */
+/* libc's own sigaction under its exported second name, and its signal():
+ * what the wrappers below call before the constructor found the next
+ * definitions (another preloaded library's, else libc's). No dlsym there:
+ * they run in signal handlers. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+extern sighandler_t bsd_signal(int sig, sighandler_t handler);
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+static sigaction_fn next_sigaction;
+static signal_fn next_signal;
 
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
 
@@ -67,6 +74,13 @@ typedef int (*find_object_fn)(void *, struct dl_find_object *);
 static find_object_fn real_find_object;
 
 static bool is_ours(void (*handler)(int, siginfo_t *, void *));
+
+static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sigaction_fn f = __atomic_load_n(&next_sigaction, __ATOMIC_ACQUIRE);
+
+	return f ? f(sig, act, old) : __sigaction(sig, act, old);
+}
 
 /* ---- where an address is ---- */
 
@@ -292,7 +306,7 @@ static void pass_on(int sig, const siginfo_t *si)
 {
 	sigset_t only;
 
-	__sigaction(sig, &previous[sig], NULL);
+	real_sigaction(sig, &previous[sig], NULL);
 	if (from_fault(sig, si))
 		return;
 	sigemptyset(&only);
@@ -355,13 +369,23 @@ static void set_alt_stack(void)
 		__atomic_store_n(&alt_stack_ours, 1, __ATOMIC_RELEASE);
 }
 
-/* From the constructor: one sigaction per signal left at its default. */
+/* First in the constructor, traced or not: the wrappers' next definitions
+ * and glibc's _dl_find_object (NULL before 2.35). */
+void preload_crash_resolve(void)
+{
+	__atomic_store_n(&next_sigaction, (sigaction_fn)preload_dlsym(RTLD_NEXT, "sigaction"),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&next_signal, (signal_fn)preload_dlsym(RTLD_NEXT, "signal"), __ATOMIC_RELEASE);
+	real_find_object = (find_object_fn)preload_dlsym(RTLD_NEXT, "_dl_find_object");
+}
+
+/* From the constructor, when tracing: one sigaction per signal left at its
+ * default (after one that asks). */
 void preload_crash_init(void)
 {
 	struct sigaction sa;
 	size_t i;
 
-	real_find_object = (find_object_fn)preload_dlsym(RTLD_NEXT, "_dl_find_object");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_crash;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
@@ -370,10 +394,10 @@ void preload_crash_init(void)
 	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++) {
 		int sig = crash_signals[i];
 
-		if (__sigaction(sig, NULL, &previous[sig]) != 0 ||
+		if (real_sigaction(sig, NULL, &previous[sig]) != 0 ||
 		    (previous[sig].sa_flags & SA_SIGINFO) || previous[sig].sa_handler != SIG_DFL)
 			continue;
-		__sigaction(sig, &sa, NULL);
+		real_sigaction(sig, &sa, NULL);
 	}
 }
 
@@ -390,19 +414,18 @@ static void hide_handler(int sig, struct sigaction *old)
 
 GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	int rc = __sigaction(sig, act, old);
+	int rc = real_sigaction(sig, act, old);
 
 	if (rc == 0)
 		hide_handler(sig, old);
 	return rc;
 }
 
-/* glibc's signal() is bsd_signal(); only the handler it returns changes. */
-extern sighandler_t bsd_signal(int sig, sighandler_t handler);
-
+/* Only the handler it returns changes (glibc's signal() is bsd_signal()). */
 GT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	sighandler_t old = bsd_signal(sig, handler);
+	signal_fn f = __atomic_load_n(&next_signal, __ATOMIC_ACQUIRE);
+	sighandler_t old = f ? f(sig, handler) : bsd_signal(sig, handler);
 
 	if (old != SIG_ERR && sig > 0 && sig < NSIG && (void *)old == (void *)on_crash)
 		return previous[sig].sa_handler;

@@ -248,6 +248,7 @@ __attribute__((constructor)) static void gputrace_preload_init(void)
 	/* First, whatever else happens: kill() and _exit() pass calls on,
 	 * traced or not. */
 	preload_signals_init();
+	preload_crash_resolve();
 	__atomic_store_n(&real_exit, (exit_fn)preload_dlsym(RTLD_NEXT, "_exit"), __ATOMIC_RELEASE);
 	/* The audit copy of this library runs constructors too, in the audit
 	 * namespace: there the preload half has nothing to do. */

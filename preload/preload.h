@@ -47,7 +47,10 @@ void preload_global_scope_at_exit(void);
 /* preload.c. On a fatal signal: the call totals and the fatal_signal note
  * (once for the totals); async-signal-safe. */
 void preload_note_fatal_signal(int sig);
-/* crash.c. From the constructor: the crash handler, for the signals the
+/* crash.c. First in the constructor: the next sigaction and signal (the
+ * wrappers' own), and glibc's _dl_find_object. */
+void preload_crash_resolve(void);
+/* From the constructor, when tracing: the crash handler, for the signals the
  * program leaves at their default, and its alternate stack. */
 void preload_crash_init(void);
 /* signals.c. Resolves the real kill(), from the constructor. */
