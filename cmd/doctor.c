@@ -309,6 +309,7 @@ static void run_framework(struct doctor *d)
 		return;
 	}
 	d->framework_status = cmd_run_traced_stream(argv, d->dir, NULL, &out, stream_line, d);
+	cmd_doctor_env_take_framework(&d->env, out);
 	memset(&fw, 0, sizeof(fw));
 	parse_probe(out ? out : "", &fw);
 	free(out);

@@ -47,9 +47,14 @@ static void print_env(const struct doctor_env *e, void *data)
 	printf("  driver        %s\n", or_none(e->driver, "none visible (no /proc/driver/nvidia/version)"));
 	printf("  CUDA toolkit  %s\n", or_none(e->cuda_toolkit, "none (no CUDA_HOME, no /usr/local/cuda)"));
 	printf("  Python        %s\n", or_none(e->python, "none (no python3 on PATH)"));
+	/* Before the framework checks ran, a CUDA build's cuDNN is not known yet
+	 * (it takes torch imported): the checks' torch_cudnn step says it. */
 	for (k = 0; k < e->nframeworks; k++)
-		printf("  %-13s %s, CUDA %s, cuDNN %s\n", e->frameworks[k].name, gt_printable(e->frameworks[k].version),
-		       or_none(e->frameworks[k].cuda, "none (CPU-only build)"), or_none(e->frameworks[k].cudnn, "none"));
+		printf("  %-13s %s, CUDA %s%s%s\n", e->frameworks[k].name, gt_printable(e->frameworks[k].version),
+		       or_none(e->frameworks[k].cuda, "none (CPU-only build)"),
+		       e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ? ", cuDNN " : "",
+		       e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ?
+		       or_none(e->frameworks[k].cudnn, "none") : "");
 	if (e->python[0] && !e->imports_torch)
 		printf("  framework checks skipped: %s cannot import torch (%s)\n", gt_printable(e->python_path),
 		       gt_printable(e->torch_error));

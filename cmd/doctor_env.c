@@ -74,22 +74,29 @@ static void read_toolkit(char *out, size_t cap)
 }
 
 /* What the interpreter says about itself and torch: lines "python\tVER",
- * then "torch\tVER\tCUDA\tCUDNN" or "error\tWHY". */
+ * then "torch\tVER\tCUDA\t" or "error\tWHY". torch is found and its
+ * version.py read, never imported: the framework checks import it once,
+ * traced (torch_doctor.py), and say its cuDNN (issue 29: importing it here
+ * too took about 1.3 s of 2.3). A torch that is there but does not import
+ * says so in the checks' import step. */
 static const char ask_python[] =
 	"import sys\n"
 	"print('python\\t' + sys.version.split()[0], flush=True)\n"
 	"try:\n"
-	"    import torch\n"
+	"    import ast, importlib.util, os\n"
+	"    spec = importlib.util.find_spec('torch')\n"
+	"    if spec is None or not spec.origin:\n"
+	"        raise ModuleNotFoundError(\"No module named 'torch'\")\n"
+	"    got = {}\n"
+	"    with open(os.path.join(os.path.dirname(spec.origin), 'version.py')) as f:\n"
+	"        for node in ast.parse(f.read()).body:\n"
+	"            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, 'target', None)\n"
+	"            if isinstance(target, ast.Name) and isinstance(getattr(node, 'value', None), ast.Constant):\n"
+	"                got[target.id] = node.value.value\n"
 	"except BaseException as e:\n"
 	"    print('error\\t' + (type(e).__name__ + ': ' + str(e)).splitlines()[0][:200])\n"
 	"    sys.exit(0)\n"
-	"def cudnn():\n"
-	"    try:\n"
-	"        v = torch._C._cudnn.getCompileVersion()\n"
-	"        return '.'.join(map(str, v))\n"
-	"    except Exception:\n"
-	"        return ''\n"
-	"print('torch\\t%s\\t%s\\t%s' % (torch.__version__, torch.version.cuda or '', cudnn()))\n";
+	"print('torch\\t%s\\t%s\\t' % (got.get('__version__') or '?', got.get('cuda') or ''))\n";
 
 /* Runs python -c ask_python, stdout into buf, stderr to /dev/null. */
 static bool run_python(const char *python, char *buf, size_t cap)
@@ -157,6 +164,21 @@ static void read_python(struct doctor_env *env, const char *python)
 		field(l + 1, 2, fw->cuda, sizeof(fw->cuda));
 		field(l + 1, 3, fw->cudnn, sizeof(fw->cudnn));
 	}
+}
+
+void cmd_doctor_env_take_framework(struct doctor_env *env, const char *out)
+{
+	const char *l = out && strncmp(out, "framework\t", 10) == 0 ? out : out ? strstr(out, "\nframework\t") : NULL;
+	struct doctor_framework *fw = env->nframeworks ? &env->frameworks[0] : NULL;
+
+	if (!l || !fw)
+		return;
+	if (*l == '\n')
+		l++;
+	field(l, 2, fw->version, sizeof(fw->version));
+	field(l, 3, fw->cuda, sizeof(fw->cuda));
+	field(l, 4, fw->cudnn, sizeof(fw->cudnn));
+	fw->cudnn_known = true;
 }
 
 void cmd_doctor_env_read(struct doctor_env *env, const char *python)

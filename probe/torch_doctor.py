@@ -3,6 +3,7 @@
 
 Same line format as probe/gputrace-probe.c, on stdout:
     step<TAB>torch_NAME<TAB>ok|FAILED|skipped<TAB>MS<TAB>DETAIL
+and, once torch is imported, framework<TAB>torch<TAB>VERSION<TAB>CUDA<TAB>CUDNN.
 NAME: import, cuda_build, is_available, device (one per device), matmul,
 cudnn. A step that cannot run because an earlier one failed is skipped with
 the reason; a failure says why in DETAIL (torch's own message when it has
@@ -47,7 +48,20 @@ def check_import():
         step("import", "FAILED", t0, why(e))
         return None
     step("import", "ok", t0, f"{torch.__version__} from {torch.__file__}")
+    say_framework(torch)
     return torch
+
+
+def say_framework(torch):
+    """The doctor's environment block: torch's own word on its versions, with
+    the cuDNN it was built with (which takes torch imported: the doctor reads
+    the rest without importing it, so that torch is imported once)."""
+    try:
+        cudnn = ".".join(map(str, torch._C._cudnn.getCompileVersion()))
+    except Exception:
+        cudnn = ""
+    cuda = getattr(torch.version, "cuda", None) or ""
+    print(f"framework\ttorch\t{flat(torch.__version__)}\t{flat(cuda)}\t{flat(cudnn)}", flush=True)
 
 
 def check_cuda_build(torch):

@@ -9,15 +9,17 @@ FAKE_TORCH_CUDART and FAKE_TORCH_CUDNN name the two libraries."""
 import ctypes
 import os
 
-__version__ = "2.11.0+cu130"
+from . import version
+from .version import __version__
+
+# Each import says so, for the test that the doctor imports torch once.
+if os.environ.get("FAKE_TORCH_IMPORT_LOG"):
+    with open(os.environ["FAKE_TORCH_IMPORT_LOG"], "a") as _log:
+        _log.write("imported\n")
 
 _rt = ctypes.CDLL(os.environ["FAKE_TORCH_CUDART"])
 _dnn = ctypes.CDLL(os.environ["FAKE_TORCH_CUDNN"])
 _dnn.cudnnGetVersion.restype = ctypes.c_size_t
-
-
-class version:
-    cuda = "13.0"
 
 
 class _Tensor:
