@@ -15,6 +15,7 @@ struct gt_member {
 	long pid, ppid, rank, world_size;   /* -1: no launcher set one */
 	char *host;
 	char *file;
+	char *command;   /* argv[0] argv[1] (gt_command_words), or NULL */
 };
 
 /* Processes that loaded the same libraries, at the same versions, from the

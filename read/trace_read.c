@@ -98,6 +98,34 @@ static bool header_ok(json_t *o, const char **why)
 	return true;
 }
 
+/* argv[0] and argv[1], space between (a script's interpreter and the
+ * script): enough to name a helper process; malloc'd, NULL without argv. */
+char *gt_command_words(char *const *argv, size_t argc)
+{
+	size_t n = argc > 1 ? 2 : argc, len = 0, i;
+	char *out;
+
+	if (!n)
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(argv[i] ? argv[i] : "") + 1;
+	out = gt_xmalloc(len + 1);
+	out[0] = 0;
+	for (i = 0; i < n; i++)
+		strcat(strcat(out, i ? " " : ""), argv[i] ? argv[i] : "");
+	return out;
+}
+
+static char *command_words(json_t *argv)
+{
+	char *words[2] = { NULL, NULL };
+	size_t n = json_array_size(argv) > 1 ? 2 : json_array_size(argv), i;
+
+	for (i = 0; i < n; i++)
+		words[i] = (char *)json_string_value(json_array_get(argv, i));
+	return gt_command_words(words, n);
+}
+
 bool gt_read_identity(const char *header_line, struct gt_identity *id)
 {
 	json_t *h = json_loads(header_line, 0, NULL);
@@ -111,6 +139,7 @@ bool gt_read_identity(const char *header_line, struct gt_identity *id)
 		return false;
 	}
 	identity_of(h, id);
+	id->command = command_words(json_object_get(h, GT_K_ARGV));
 	json_decref(h);
 	return true;
 }

@@ -175,10 +175,14 @@ struct gt_process {
 struct gt_identity {
 	long pid, ppid, rank, world_size;
 	char *host;
+	char *command;   /* gt_read_identity: argv[0] and argv[1] of the header, malloc'd */
 };
 
 /* Reads the identity from one header line (the first line of a trace). */
 bool gt_read_identity(const char *header_line, struct gt_identity *id);
+/* argv[0] and argv[1] joined by a space (malloc'd; NULL when argc is 0):
+ * what names a helper process (the interpreter and its script). */
+char *gt_command_words(char *const *argv, size_t argc);
 
 /* The value of an environment variable recorded in the header, or NULL. */
 const char *gt_process_env(const struct gt_process *p, const char *name);

@@ -368,6 +368,83 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 				"visible)\n", "cudart", "static", gt_printable(p->objects[i].path));
 }
 
+/* The tool whose helper a process is, from its first words: pyenv's shims
+ * and libexec scripts, conda's command; NULL for anything else. */
+static const char *shim_tool(const char *command)
+{
+	const char *w;
+
+	if (!command)
+		return NULL;
+	if (strstr(command, "/.pyenv/") || strstr(command, "/libexec/pyenv") || strstr(command, "/shims/"))
+		return "pyenv";
+	for (w = command; (w = strstr(w, "conda")) != NULL; w += 5)
+		if (w > command && (w[-1] == '/') && (w[5] == 0 || w[5] == ' '))
+			return "conda";
+	return NULL;
+}
+
+static bool quiet_group(const struct gt_report *r, const struct gt_group *g)
+{
+	const struct gt_proc_model *m = &g->model;
+	size_t k;
+
+	for (k = 0; k < r->findings.n; k++)
+		if (r->findings.v[k].proc == m)
+			return false;
+	return !m->nlibs && !m->proc->cut_reason && !m->proc->cut_lines && !m->proc->last_line_cut;
+}
+
+/* Whether member x is a helper: a shim's own process, or a child of one
+ * (the cat, sed and bash subshells pyenv's scripts start). */
+static bool is_helper(const struct gt_report *r, const struct gt_member *x, int depth)
+{
+	size_t i, k;
+
+	if (shim_tool(x->command))
+		return true;
+	for (i = 0; depth < 16 && i < r->ngroups; i++) {
+		if (!quiet_group(r, r->groups[i]))
+			continue;
+		for (k = 0; k < r->groups[i]->nmembers; k++) {
+			const struct gt_member *y = &r->groups[i]->members[k];
+
+			if (y->pid == x->ppid && strcmp(y->host, x->host) == 0)
+				return is_helper(r, y, depth + 1);
+		}
+	}
+	return false;
+}
+
+/* The processes with nothing to report, in one line; the helpers of a
+ * pyenv shim or of conda (dozens of bash, cat and sed processes that chose
+ * the interpreter) folded into one line of their own (issue 30). */
+static void quiet_lines(FILE *f, const struct gt_report *r)
+{
+	size_t i, k, quiet = 0, helpers = 0;
+	const char *tool = NULL;
+
+	for (i = 0; i < r->ngroups; i++) {
+		if (!quiet_group(r, r->groups[i]))
+			continue;
+		for (k = 0; k < r->groups[i]->nmembers; k++) {
+			const struct gt_member *x = &r->groups[i]->members[k];
+
+			quiet++;
+			if (is_helper(r, x, 0)) {
+				helpers++;
+				if (!tool)
+					tool = shim_tool(x->command);
+			}
+		}
+	}
+	if (helpers)
+		fprintf(f, "%s's shim: %zu helper process%s that chose the interpreter (no CUDA library)\n",
+			tool ? tool : "a", helpers, helpers == 1 ? "" : "es");
+	if (quiet > helpers)
+		fprintf(f, "%zu %sprocess%s loaded no CUDA library and had nothing to report\n", quiet - helpers,
+			helpers ? "other " : "", quiet - helpers == 1 ? "" : "es");
+}
 
 /* Findings about files rest on the host's answers: said when some are
  * missing, or came from this host for traces of another. */
@@ -414,7 +491,7 @@ static void verdict_words(FILE *f, const struct gt_report *r, size_t errors, siz
 
 static void report_lines(FILE *f, const struct gt_report *r, bool color)
 {
-	size_t i, quiet = 0, errors = 0, warnings = 0;
+	size_t i, errors = 0, warnings = 0;
 
 	for (i = 0; i < r->findings.n; i++) {
 		errors += r->findings.v[i].severity == GT_SEV_ERROR;
@@ -423,24 +500,11 @@ static void report_lines(FILE *f, const struct gt_report *r, bool color)
 	fprintf(f, "gputrace report: %zu process%s, %zu error%s, %zu warning%s", r->nprocs,
 		r->nprocs == 1 ? "" : "es", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
 	verdict_words(f, r, errors, warnings);
-	for (i = 0; i < r->ngroups; i++) {
-		const struct gt_proc_model *m = &r->groups[i]->model;
-		bool has_finding = false;
-		size_t k;
-
-		for (k = 0; k < r->findings.n; k++)
-			has_finding |= r->findings.v[k].proc == m;
-		/* A cut trace is said even without CUDA: its end is missing. */
-		if (!m->nlibs && !has_finding && !m->proc->cut_reason && !m->proc->cut_lines &&
-		    !m->proc->last_line_cut) {
-			quiet += r->groups[i]->nmembers;
-			continue;
-		}
-		print_process(f, r, m, color);
-	}
-	if (quiet)
-		fprintf(f, "%zu process%s loaded no CUDA library and had nothing to report\n", quiet,
-			quiet == 1 ? "" : "es");
+	/* A cut trace is said even without CUDA (quiet_group): its end is missing. */
+	for (i = 0; i < r->ngroups; i++)
+		if (!quiet_group(r, r->groups[i]))
+			print_process(f, r, &r->groups[i]->model, color);
+	quiet_lines(f, r);
 	for (i = 0; i < r->nunread; i++)
 		fprintf(f, "left no trace: %s (%s): a process killed before it wrote its first line, "
 			"or not a trace\n", gt_printable(r->unread[i].path), gt_printable(r->unread[i].why));

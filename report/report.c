@@ -33,6 +33,7 @@ static void add_member(struct gt_group *g, const struct gt_process *p)
 	x->world_size = p->world_size;
 	x->host = gt_xstrdup(p->host ? p->host : "?");
 	x->file = gt_xstrdup(p->file ? p->file : "?");
+	x->command = gt_command_words(p->argv, p->argc);
 }
 
 static void group_free(struct gt_group *g)
@@ -42,6 +43,7 @@ static void group_free(struct gt_group *g)
 	for (i = 0; i < g->nmembers; i++) {
 		free(g->members[i].host);
 		free(g->members[i].file);
+		free(g->members[i].command);
 	}
 	free(g->members);
 	free(g->signature);
@@ -77,6 +79,7 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
 			x->world_size = id.world_size;
 			x->host = id.host ? id.host : gt_xstrdup("?");
 			x->file = gt_xstrdup(path);
+			x->command = id.command;
 			r->nprocs++;
 			return true;
 		}

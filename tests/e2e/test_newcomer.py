@@ -8,7 +8,9 @@
 - every fix carries a command to paste (shell-quoted, for the user's own
   installer: a venv's pip, conda, or a new venv, never --break-system-packages),
   and retry prints it once it has verified the fix;
-- a job of N ranks that left fewer traces is reported (missing-ranks);
+- a job of N ranks that left fewer traces is reported (missing-ranks); a
+  pyenv shim's helper processes are one line, not "41 processes";
+- a man page for every subcommand, its synopsis the options of its --help;
 - -o DIR never overwrites a report.txt the user had; the README's jq recipes
   read the traces of processes killed as they ran (NUL-padded tails);
 """
@@ -395,6 +397,91 @@ class MissingRanks(Case):
         for r in (0, 2):
             self.gt("-q", "-o", out, "--", TORCHLIKE, env=dict(self.HEALTHY, RANK=str(r)))
         self.assertEqual(self.findings(out, "missing-ranks"), [])
+
+
+SHIM = """#!/bin/bash
+set -e
+program="${0##*/}"
+export PYENV_ROOT="%(root)s"
+exec "%(root)s/libexec/pyenv" exec "$program" "$@"
+"""
+PYENV = """#!/bin/bash
+v=$(cat "$PYENV_ROOT/version")
+d=$(echo "$v" | sed 's/x/y/')
+for i in 1 2 3 4 5 6; do n=$(printf '%%s' "$i" | wc -c); done
+exec "$PYENV_ROOT/versions/$v/bin/$2" "${@:3}"
+"""
+
+
+class PyenvShim(Case):
+    def test_shim_helpers_fold_into_one_line(self):
+        root = os.path.join(self.tmp(), ".pyenv")
+        for d in ("shims", "libexec", "versions/3.11/bin"):
+            os.makedirs(os.path.join(root, d))
+        for rel, text in (("shims/python", SHIM % {"root": root}), ("libexec/pyenv", PYENV)):
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(root, rel), 0o755)
+        with open(os.path.join(root, "version"), "w") as f:
+            f.write("3.11\n")
+        os.symlink(TORCHLIKE, os.path.join(root, "versions/3.11/bin/python"))
+        out = os.path.join(self.tmp(), "o")
+        r = self.gt("-o", out, "--", os.path.join(root, "shims/python"), env={"LD_LIBRARY_PATH": fix("driver")})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"torchlike_conv() = 0", r.stdout)
+        text = self.gt("report", out).stdout.decode()
+        procs = int(re.match(r"gputrace report: (\d+) processes", text).group(1))
+        self.assertGreater(procs, 10, text)
+        self.assertIn("pyenv's shim: %d helper processes that chose the interpreter" % (procs - 1), text)
+        self.assertNotIn("loaded no CUDA library and had nothing to report", text)
+        self.assertTrue(text.splitlines()[0].endswith("all clear"), text)
+
+
+MAN = os.path.join(os.path.dirname(__file__), "..", "..", "man")
+OPTION = re.compile(r"(?<![\w-])(--?[a-zA-Z][a-zA-Z0-9-]*)")
+
+
+def man_synopsis_options(page):
+    """The options of the first synopsis block (.SY ... .YS) of a man page."""
+    with open(os.path.join(MAN, page)) as f:
+        text = f.read()
+    syn = text[text.index(".SH SYNOPSIS"):text.index(".SH DESCRIPTION")]
+    block = syn[syn.index(".SY"):syn.index(".YS")]
+    block = re.sub(r"\\f[BIRP]", "", block).replace("\\-", "-").replace("\\%", "")
+    return {o for o in OPTION.findall(block) if o != "--"}
+
+
+def help_usage_options(*sub):
+    """The options of the first usage: block of gputrace [SUB] --help."""
+    out = subprocess.run([GPUTRACE, *sub, "--help"], capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    block = [lines[0]]
+    for line in lines[1:]:
+        if not line.startswith(" ") or line.lstrip().startswith(("usage:", "gputrace ")):
+            break
+        block.append(line)
+    return {o for o in OPTION.findall(" ".join(block).split(":", 1)[1]) if o != "--"}
+
+
+class ManPages(unittest.TestCase):
+    SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry")
+
+    def test_a_page_per_subcommand_with_the_help_synopsis(self):
+        for sub in self.SUBCOMMANDS:
+            page = "gputrace-%s.1" % sub
+            self.assertTrue(os.path.exists(os.path.join(MAN, page)), page)
+            self.assertEqual(man_synopsis_options(page), help_usage_options(sub), page)
+
+    def test_the_trace_command_synopsis(self):
+        self.assertEqual(man_synopsis_options("gputrace.1"), help_usage_options())
+
+    def test_pages_render_without_warnings(self):
+        if not shutil.which("groff"):
+            self.skipTest("no groff")
+        for page in sorted(os.listdir(MAN)):
+            p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", os.path.join(MAN, page)],
+                               capture_output=True, text=True)
+            self.assertEqual(p.stderr, "", page)
 
 
 if __name__ == "__main__":

@@ -100,7 +100,10 @@ START_TEST(test_read_identity)
 	struct gt_identity id;
 
 	ck_assert(gt_read_identity("{\"ev\":\"header\",\"format\":\"gputrace-trace\",\"version\":1,"
-				   "\"pid\":77,\"ppid\":76,\"host\":\"gpu-3\",\"rank\":5,\"world_size\":16}", &id));
+				   "\"pid\":77,\"ppid\":76,\"host\":\"gpu-3\",\"rank\":5,\"world_size\":16,"
+				   "\"argv\":[\"bash\",\"/h/.pyenv/libexec/pyenv-exec\",\"python\"]}", &id));
+	ck_assert_str_eq(id.command, "bash /h/.pyenv/libexec/pyenv-exec");
+	free(id.command);
 	ck_assert_int_eq(id.pid, 77);
 	ck_assert_int_eq(id.ppid, 76);
 	ck_assert_int_eq(id.rank, 5);
