@@ -19,6 +19,7 @@
 
 #include "audit/elf_peek.h"
 #include "audit/loaded_index.h"
+#include "audit/no_search.h"
 #include "common/export.h"
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
@@ -155,18 +156,9 @@ static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(A
 	return none;
 }
 
-/* DT_SONAME of a mapped object. On x86-64 the loader has already rebased
- * DT_STRTAB in place; in read-only dynamic sections (the vDSO) it has not. */
 static const char *soname_of(const struct link_map *map)
 {
-	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
-	ElfW(Addr) off = dyn_value(map, DT_SONAME, (ElfW(Addr))-1);
-
-	if (!strtab || off == (ElfW(Addr))-1)
-		return NULL;
-	if (strtab < map->l_addr)
-		strtab += map->l_addr;
-	return (const char *)(strtab + off);
+	return no_search_soname(map);
 }
 
 /* Does the object name libcudart in DT_NEEDED? */
@@ -271,6 +263,32 @@ static void end_search(const struct link_map *any)
 	errno = saved;
 }
 
+/* A DT_NEEDED name met by an object already loaded (audit/no_search.h):
+ * the requester, the name, the object it got. */
+static void write_no_search(const struct link_map *requester, const char *name, const struct link_map *by)
+{
+	struct jline j;
+
+	if (!trace_ready())
+		return;
+	begin(&j, GT_EV_NO_SEARCH);
+	jl_str(&j, GT_K_NAME, name);
+	jl_str(&j, GT_K_REQUESTER, map_path(requester));
+	jl_str(&j, GT_K_PATH, map_path(by));
+	emit(&j);
+}
+
+static void write_no_search_cut(void)
+{
+	struct jline j;
+
+	if (!trace_ready())
+		return;
+	begin(&j, GT_EV_NOTE);
+	jl_str(&j, GT_K_WHAT, GT_NOTE_NO_SEARCH_CUT);
+	emit(&j);
+}
+
 /* The callbacks' own time, once, as the process exits (GPUTRACE_SELF_TIME=1). */
 static void write_self_time(void)
 {
@@ -341,8 +359,10 @@ GT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int f
 	unsigned long long t0 = self_clock();
 
 	if (active && name) {
-		if (flag == LA_SER_ORIG)
+		if (flag == LA_SER_ORIG) {
 			start_search(name, cookie ? (const struct link_map *)*cookie : NULL);
+			no_search_searched(cookie ? (const struct link_map *)*cookie : NULL, name);
+		}
 		else if (cur.seq)
 			record_try(name, flag);
 	}
@@ -371,6 +391,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	if (!active)
 		goto out;
 	loaded_index_add(map, lmid);
+	no_search_opened(map, lmid);
 	hand_over_if_peer(map);
 	if (!trace_ready())
 		goto out;
@@ -410,6 +431,7 @@ GT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	if (!active || !map)
 		return 0;
 	loaded_index_remove(map);
+	no_search_closed(map);
 	/* At exit the loader closes every object, the main program first; those
 	 * closes are the end of the process, not dlclose calls worth a line. */
 	if ((!map->l_name || !map->l_name[0]) && !exiting) {
@@ -455,8 +477,11 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	 * the start of exit, before any destructor): a search still open mapped
 	 * nothing. Once exit is under way nothing more is written, so that the
 	 * preload half's "end" stays the last line. */
-	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE))
+	if (active && !exiting && (flag == LA_ACT_CONSISTENT || flag == LA_ACT_DELETE)) {
 		end_search(cookie ? (const struct link_map *)*cookie : NULL);
+		if (no_search_conclude(write_no_search))
+			write_no_search_cut();
+	}
 	if (active && !exiting && flag == LA_ACT_CONSISTENT)
 		note_startup_once(cookie ? (const struct link_map *)*cookie : NULL);
 	self_add(t0);

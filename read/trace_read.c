@@ -483,6 +483,26 @@ static void on_search_end(struct gt_process *p, json_t *o, struct reading *rd)
 	take_tries(s, o);
 }
 
+static void on_no_search(struct gt_process *p, json_t *o, struct reading *rd)
+{
+	char *name = field(o, GT_K_NAME), *requester = field(o, GT_K_REQUESTER), *path = field(o, GT_K_PATH);
+	struct gt_no_search *n;
+
+	if (!name || !requester || !path) {
+		free(name);
+		free(requester);
+		free(path);
+		return;
+	}
+	p->no_searches = grow(p->no_searches, p->nno_searches, sizeof(*n));
+	n = &p->no_searches[p->nno_searches++];
+	n->name = name;
+	n->requester = requester;
+	n->path = path;
+	n->ours = rd->in_queries;
+	n->t_us = time_of(o);
+}
+
 static void on_close(struct gt_process *p, json_t *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
@@ -676,6 +696,8 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 		p->cut_reason = field(o, GT_K_REASON) ?: gt_xstrdup("?");
 	else if (strcmp(what, GT_NOTE_STARTUP_LOADED) == 0)
 		mark_startup(p);
+	else if (strcmp(what, GT_NOTE_NO_SEARCH_CUT) == 0)
+		p->no_search_cut = true;
 	else if (strcmp(what, GT_NOTE_SIGNAL_SENT) == 0 && json_is_integer(json_object_get(o, GT_K_TARGET))) {
 		p->sent = grow(p->sent, p->nsent, sizeof(*p->sent));
 		p->sent[p->nsent].target = (long)json_integer_value(json_object_get(o, GT_K_TARGET));
@@ -780,6 +802,7 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	case GT_EV_SEARCH: on_search(p, o, rd); break;
 	case GT_EV_OPEN: on_open(p, o, rd); break;
 	case GT_EV_SEARCH_END: on_search_end(p, o, rd); break;
+	case GT_EV_NO_SEARCH: on_no_search(p, o, rd); break;
 	case GT_EV_CLOSE: on_close(p, o, rd); break;
 	case GT_EV_LINKMAP: on_linkmap(p, o, rd); break;
 	case GT_EV_END: on_end(p, o); break;
@@ -932,6 +955,12 @@ void gt_process_free(struct gt_process *p)
 		free(s->result);
 		free(s->path);
 	}
+	for (i = 0; i < p->nno_searches; i++) {
+		free(p->no_searches[i].name);
+		free(p->no_searches[i].requester);
+		free(p->no_searches[i].path);
+	}
+	free(p->no_searches);
 	for (i = 0; i < p->ncalls; i++) {
 		free(p->calls[i].fn);
 		free(p->calls[i].status_name);

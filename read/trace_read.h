@@ -29,6 +29,16 @@ struct gt_search {
 	unsigned long long t_us; /* when the loader started it (the line's t_us), 0 if not said */
 };
 
+/* A DT_NEEDED name the loader met with an object already loaded, without a
+ * search ("no_search" line): first loaded wins, whoever loaded it. */
+struct gt_no_search {
+	char *name;
+	char *requester;      /* the object whose DT_NEEDED it is */
+	char *path;           /* the loaded object it got */
+	bool ours;            /* during gputrace's own version calls */
+	unsigned long long t_us;
+};
+
 /* One intercepted call written on its own (the first few of each status). */
 struct gt_call {
 	char *fn;
@@ -142,6 +152,9 @@ struct gt_process {
 	size_t nobjects;
 	struct gt_search *searches;
 	size_t nsearches;
+	struct gt_no_search *no_searches; /* in the order the loader met them */
+	size_t nno_searches;
+	bool no_search_cut;   /* a load phase was too big: some are not listed */
 	struct gt_call *calls;
 	size_t ncalls;
 	struct gt_total *totals;

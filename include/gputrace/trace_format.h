@@ -29,7 +29,8 @@
 	X(REAPED, "reaped", "by the gputrace command: how the process it started ended") \
 	X(GLOBAL, "global", "at exit: the object a global-scope lookup of a library's symbol finds") \
 	X(DEVICE, "device", "a device's name or compute capability, as a call of the program answered it") \
-	X(CRASH, "crash", "a fatal signal caught by the preload half: its code, address and stack frames")
+	X(CRASH, "crash", "a fatal signal caught by the preload half: its code, address and stack frames") \
+	X(NO_SEARCH, "no_search", "a DT_NEEDED name the loader met with an object already loaded, without a search")
 
 enum gt_event {
 #define GT_EVENT_ENUM(sym, name, doc) GT_EV_##sym,
@@ -208,6 +209,9 @@ enum gt_rule {
 #define GT_NOTE_FATAL_SIGNAL "fatal_signal"  /* the preload half saw a fatal signal */
 #define GT_NOTE_TRACE_CUT "trace_cut"  /* no room for more lines (reason: ENOSPC ...) */
 #define GT_NOTE_SELF_TIME "self_time"  /* GPUTRACE_SELF_TIME=1: the audit callbacks' own time */
+/* A load phase mapped more objects than the audit half keeps: some of their
+ * DT_NEEDED met without a search have no no_search line. */
+#define GT_NOTE_NO_SEARCH_CUT "no_search_cut"
 /* The program and everything it needs at start-up are mapped (the first
  * consistent state of the main namespace): objects opened before this line
  * are in the global scope. */

@@ -1,0 +1,172 @@
+/* The DT_NEEDED names a load phase met with objects already loaded (see
+ * no_search.h). Each object mapped in the phase keeps a bit per DT_NEEDED
+ * entry (the first 64), set when a search for that name from it begins; at
+ * the phase's end an unset bit is a name the loader matched without asking,
+ * and the object it matched is found the loader's way: the first of the
+ * namespace, in link-map order, named so or with that SONAME. */
+#define _GNU_SOURCE
+#include "audit/no_search.h"
+
+#include <elf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_PENDING 4096
+#define MAX_NEEDED_BITS 64
+
+struct pending {
+	const struct link_map *map;  /* NULL: closed before the phase ended */
+	uint64_t searched;           /* bit i: DT_NEEDED entry i was searched for */
+};
+
+static struct pending pending[MAX_PENDING];
+static unsigned int n_pending;
+static bool overflow;
+
+static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
+{
+	const ElfW(Dyn) *d;
+
+	if (!map || !map->l_ld)
+		return none;
+	for (d = map->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == tag)
+			return d->d_un.d_val;
+	return none;
+}
+
+const char *no_search_strtab(const struct link_map *map)
+{
+	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+
+	if (!strtab)
+		return NULL;
+	if (strtab < map->l_addr)
+		strtab += map->l_addr;
+	return (const char *)strtab;
+}
+
+const char *no_search_soname(const struct link_map *map)
+{
+	const char *strtab = no_search_strtab(map);
+	ElfW(Addr) off = dyn_value(map, DT_SONAME, (ElfW(Addr))-1);
+
+	return strtab && off != (ElfW(Addr))-1 ? strtab + off : NULL;
+}
+
+void no_search_opened(const struct link_map *map, Lmid_t lmid)
+{
+	(void)lmid;  /* the namespace is the link map's own list */
+	if (!map || !map->l_ld)
+		return;
+	if (n_pending == MAX_PENDING) {
+		overflow = true;
+		return;
+	}
+	pending[n_pending++] = (struct pending){ .map = map };
+}
+
+static struct pending *pending_of(const struct link_map *map)
+{
+	unsigned int i;
+
+	/* The requester of a DT_NEEDED search is usually the object mapped last. */
+	for (i = n_pending; i-- > 0;)
+		if (pending[i].map == map)
+			return &pending[i];
+	return NULL;
+}
+
+void no_search_searched(const struct link_map *requester, const char *name)
+{
+	struct pending *p = requester ? pending_of(requester) : NULL;
+	const char *strtab;
+	const ElfW(Dyn) *d;
+	unsigned int i = 0;
+
+	if (!p || !(strtab = no_search_strtab(requester)))
+		return;
+	for (d = requester->l_ld; d->d_tag != DT_NULL && i < MAX_NEEDED_BITS; d++) {
+		if (d->d_tag != DT_NEEDED)
+			continue;
+		if (strcmp(strtab + d->d_un.d_val, name) == 0)
+			p->searched |= (uint64_t)1 << i;
+		i++;
+	}
+}
+
+void no_search_closed(const struct link_map *map)
+{
+	struct pending *p = pending_of(map);
+
+	if (p)
+		p->map = NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The loader's match (_dl_name_match_p, then the SONAME): its path, the name
+ * it was asked for (the file name a search appended to a folder), its SONAME. */
+static bool answers_to(const struct link_map *m, const char *name)
+{
+	const char *soname;
+
+	if (m->l_name && m->l_name[0] &&
+	    (strcmp(m->l_name, name) == 0 || (!strchr(name, '/') && strcmp(base_name(m->l_name), name) == 0)))
+		return true;
+	soname = no_search_soname(m);
+	return soname && strcmp(soname, name) == 0;
+}
+
+/* The first object of requester's namespace that answers to name. */
+static const struct link_map *loaded_by_name(const struct link_map *requester, const char *name)
+{
+	const struct link_map *m = requester;
+
+	while (m->l_prev)
+		m = m->l_prev;
+	for (; m; m = m->l_next)
+		if (m != requester && answers_to(m, name))
+			return m;
+	return NULL;
+}
+
+static void conclude_one(const struct pending *p, no_search_report_fn report)
+{
+	const char *strtab = no_search_strtab(p->map), *name;
+	const struct link_map *by;
+	const ElfW(Dyn) *d;
+	unsigned int i = 0;
+
+	if (!strtab)
+		return;
+	for (d = p->map->l_ld; d->d_tag != DT_NULL && i < MAX_NEEDED_BITS; d++) {
+		if (d->d_tag != DT_NEEDED)
+			continue;
+		name = strtab + d->d_un.d_val;
+		/* A name the loader never reached (the load failed before it)
+		 * answers to no object, and is not reported. */
+		if (!(p->searched & ((uint64_t)1 << i)) && (by = loaded_by_name(p->map, name)) != NULL)
+			report(p->map, name, by);
+		i++;
+	}
+}
+
+bool no_search_conclude(no_search_report_fn report)
+{
+	bool cut = overflow;
+	unsigned int i;
+
+	for (i = 0; i < n_pending; i++)
+		if (pending[i].map)
+			conclude_one(&pending[i], report);
+	n_pending = 0;
+	overflow = false;
+	return cut;
+}
