@@ -23,7 +23,7 @@
 /* The version of the copy that was never tried, from its real file name,
  * else from its own distribution's package; "" when neither says more than
  * a major. */
-static void version_on_disk(struct gt_host_facts *facts, const char *path, char *out, size_t cap)
+void gt_version_on_disk(struct gt_host_facts *facts, const char *path, char *out, size_t cap)
 {
 	struct gt_family_info fi;
 	struct host_package pk;
@@ -117,7 +117,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 /* What the loader would give requester for name without the preload, on
  * paper: its RPATH chain (the objects that loaded it, up to the program),
  * the process's LD_LIBRARY_PATH, its RUNPATH, this host's cache. */
-static bool paper_winner(const struct gt_proc_model *m, const struct gt_object *requester, const char *name,
+bool gt_paper_winner(const struct gt_proc_model *m, const struct gt_object *requester, const char *name,
 			 char *out, size_t cap, enum gt_rule *rule)
 {
 	const struct gt_process *p = m->proc;
@@ -162,7 +162,7 @@ static bool needs(struct gt_host_facts *facts, const char *path, const char *son
 
 /* A framework beside the requester declares a release the preloaded copy
  * does not meet (and so, the one it would have had). */
-static bool declared_otherwise(struct gt_host_facts *facts, const char *requester, const struct gt_lib *l)
+bool gt_declared_otherwise(struct gt_host_facts *facts, const char *requester, const struct gt_lib *l)
 {
 	struct host_needs decl;
 	bool unmet = false;
@@ -178,7 +178,7 @@ static bool declared_otherwise(struct gt_host_facts *facts, const char *requeste
 }
 
 /* A failure the driver or the device explains is not the preload's. */
-static bool failure_explained(const struct gt_findings *out, const struct gt_proc_model *m)
+bool gt_failure_explained(const struct gt_findings *out, const struct gt_proc_model *m)
 {
 	static const enum gt_finding_id causes[] = { GT_F_DRIVER_MISSING, GT_F_DRIVER_STUB, GT_F_DRIVER_TOO_OLD,
 						     GT_F_DRIVER_MISMATCH, GT_F_NO_DEVICE };
@@ -205,9 +205,9 @@ static void judge_preload(struct gt_finding *f, const struct gt_findings *out, c
 	if (f->severity == GT_SEV_ERROR || !shadowed_version[0] || !strchr(l->version, '.') ||
 	    gt_same_release(l->version, shadowed_version))
 		return;
-	if (declared_otherwise(m->facts, requester, l))
+	if (gt_declared_otherwise(m->facts, requester, l))
 		why = "a release its framework does not declare";
-	else if (gt_model_failed(m) && !failure_explained(out, m))
+	else if (gt_model_failed(m) && !gt_failure_explained(out, m))
 		why = "in a process that failed";
 	if (!why)
 		return;
@@ -270,10 +270,10 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 	struct gt_finding *f;
 	json_t *e;
 
-	if (!paper_winner(m, requester, l->obj->soname, copy, sizeof(copy), &rule) ||
+	if (!gt_paper_winner(m, requester, l->obj->soname, copy, sizeof(copy), &rule) ||
 	    !gt_facts_real_path(m->facts, copy, real, sizeof(real)) || strcmp(real, l->real_path) == 0)
 		return;
-	version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
+	gt_version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
 	f = preload_finding_for(out, m, l, root, requester->path, copy, shadowed_version, rule);
 	if (already_said(f, l->obj->path, requester->path))
 		return;
@@ -338,7 +338,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);
 		gt_evidence_str(e, "shadowed", copy);
-		version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
+		gt_version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
 		if (shadowed_version[0])
 			gt_evidence_str(e, "shadowed_version", shadowed_version);
 		judge(f, m, l, shadowed_version);

@@ -17,6 +17,7 @@ static const gt_rule_fn rules[] = {
 	rule_mixed_versions,
 	rule_duplicate_library,
 	rule_shadowed_library,
+	rule_already_loaded,
 	rule_cuda_major_mismatch,
 	rule_framework_mismatch,
 	rule_no_kernel_image,

@@ -24,6 +24,7 @@ void rule_init_failed(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_framework_mismatch(const struct gt_proc_model *m, struct gt_findings *out);
 void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out);
+void rule_already_loaded(const struct gt_proc_model *m, struct gt_findings *out);
 /* Over all the groups of a report (read/group.h), after the per-process rules. */
 struct gt_group;
 void rule_divergent_processes(struct gt_group *const *groups, size_t ngroups, struct gt_findings *out);
@@ -38,6 +39,18 @@ bool gt_called_with(const struct gt_process *p, const char *fn, int status);
 const struct gt_call *gt_failed_call(const struct gt_process *p, const char *fn);
 /* Searches the program made for name that found nothing (not gputrace's own). */
 const struct gt_search *gt_failed_search(const struct gt_process *p, const char *name);
+/* Shared by shadowed-library and already-loaded (rule_shadowed_library.c):
+ * the copy of name that requester's own search finds on paper (its RPATH
+ * chain, the process's LD_LIBRARY_PATH, its RUNPATH, the host's cache) and
+ * the rule that finds it; */
+bool gt_paper_winner(const struct gt_proc_model *m, const struct gt_object *requester, const char *name,
+		     char *out, size_t cap, enum gt_rule *rule);
+/* the version of a file on disk from its real name, else its own package ("" if neither); */
+void gt_version_on_disk(struct gt_host_facts *facts, const char *path, char *out, size_t cap);
+/* whether the framework holding requester declares a release l does not meet; */
+bool gt_declared_otherwise(struct gt_host_facts *facts, const char *requester, const struct gt_lib *l);
+/* whether an error of the driver or the device already explains m's failure. */
+bool gt_failure_explained(const struct gt_findings *out, const struct gt_proc_model *m);
 /* A version the library answered, by the version call's name; -1 if none. */
 long long gt_version_answer(const struct gt_process *p, const char *fn);
 

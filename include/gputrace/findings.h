@@ -56,6 +56,8 @@ enum gt_severity { GT_SEV_INFO, GT_SEV_WARNING, GT_SEV_ERROR };
 	  "processes of one job loaded other CUDA libraries", "gputrace-report.1#divergent-processes")          \
 	X(MISSING_RANKS, "missing-ranks", WARNING, WARNING, "ranks of a job left no trace",                     \
 	  "gputrace-report.1#missing-ranks")                                                                    \
+	X(ALREADY_LOADED, "already-loaded", WARNING, ERROR,                                                     \
+	  "a library got another package's copy, loaded first", "gputrace-report.1#already-loaded")             \
 	X(BROKEN_SYMLINK, "broken-symlink", WARNING, WARNING, "a link that leads nowhere (scan)",               \
 	  "gputrace-report.1#broken-symlink")                                                                   \
 	X(WRONG_ARCHITECTURE, "wrong-architecture", WARNING, WARNING,                                           \

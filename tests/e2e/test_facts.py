@@ -32,7 +32,7 @@ FORK = os.path.join(PROGS, "fork_after_init")
 SCAN_ONLY = {"broken-symlink", "wrong-architecture"}
 # Findings the corpus's reported failures give, each read again with its
 # layout renamed away (tests/cases/corpus.py, report_elsewhere).
-IN_CORPUS = {"missing-symbol", "framework-mismatch"}
+IN_CORPUS = {"missing-symbol", "framework-mismatch", "already-loaded"}
 
 KMOD = "580.159.04"
 KMOD_SETUP = """set -e
