@@ -133,10 +133,9 @@ static char *read_at(int fd, uint64_t off, uint64_t len, uint64_t size)
 	return buf;
 }
 
-/* A string of the dynamic string table, or NULL when off is outside it. */
-static char *dyn_string(const char *strtab, uint64_t strsz, uint64_t off)
+static bool wanted_string(int64_t tag)
 {
-	return off < strsz ? gt_xstrdup(strtab + off) : NULL;
+	return tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RPATH || tag == DT_RUNPATH;
 }
 
 static void keep_first(char **slot, char *s)
@@ -147,11 +146,57 @@ static void keep_first(char **slot, char *s)
 		*slot = s;
 }
 
-/* The dynamic strings, read as ld.so reads them: DT_STRTAB is an address. */
-static void read_dynamic(int fd, const Elf64_Phdr *ph, size_t phnum, uint64_t size, struct host_elf_load *out)
+/* Whether every wanted string at or after lo ends (NUL) inside buf[0, len). */
+static bool strings_complete(const Elf64_Dyn *dyn, uint64_t n, const char *buf, uint64_t lo, uint64_t len)
+{
+	for (uint64_t i = 0; i < n && dyn[i].d_tag != DT_NULL; i++) {
+		uint64_t off = dyn[i].d_un.d_val;
+
+		if (wanted_string(dyn[i].d_tag) && off >= lo && off - lo < len &&
+		    !memchr(buf + (off - lo), 0, len - (off - lo)))
+			return false;
+	}
+	return true;
+}
+
+/* The part of the string table that holds the strings wanted (a library's
+ * whole .dynstr holds every symbol name: megabytes for a framework), read in
+ * one go: buf[0, *len) is the table's [*lo, *lo + *len). */
+static char *read_strings(int fd, const Elf64_Dyn *dyn, uint64_t n, uint64_t stroff, uint64_t strsz,
+			  uint64_t size, uint64_t *lo, uint64_t *len)
+{
+	uint64_t hi = 0, i;
+	char *buf;
+
+	*lo = UINT64_MAX;
+	for (i = 0; i < n && dyn[i].d_tag != DT_NULL; i++) {
+		if (!wanted_string(dyn[i].d_tag) || dyn[i].d_un.d_val >= strsz)
+			continue;
+		if (dyn[i].d_un.d_val < *lo)
+			*lo = dyn[i].d_un.d_val;
+		if (dyn[i].d_un.d_val > hi)
+			hi = dyn[i].d_un.d_val;
+	}
+	if (*lo == UINT64_MAX)
+		return NULL;
+	*len = (hi + 4096 < strsz ? hi + 4096 : strsz) - *lo;
+	buf = read_at(fd, stroff + *lo, *len, size);
+	if (buf && *lo + *len < strsz && !strings_complete(dyn, n, buf, *lo, *len)) {
+		/* a string longer than that: the rest of the table */
+		free(buf);
+		*len = strsz - *lo;
+		buf = read_at(fd, stroff + *lo, *len, size);
+	}
+	return buf;
+}
+
+/* The dynamic strings, read as ld.so reads them: DT_STRTAB is an address.
+ * With want_strings false, only DT_FLAGS_1 (the PIE check). */
+static void read_dynamic(int fd, const Elf64_Phdr *ph, size_t phnum, uint64_t size, bool want_strings,
+			 struct host_elf_load *out)
 {
 	const Elf64_Phdr *dynph = NULL;
-	uint64_t strtab = 0, strsz = 0, stroff, n, i;
+	uint64_t strtab = 0, strsz = 0, stroff, lo = 0, len = 0, n, i;
 	bool have_strtab = false;
 	Elf64_Dyn *dyn;
 	char *strings;
@@ -159,7 +204,8 @@ static void read_dynamic(int fd, const Elf64_Phdr *ph, size_t phnum, uint64_t si
 	for (i = 0; i < phnum; i++) {
 		if (ph[i].p_type == PT_DYNAMIC && !dynph)
 			dynph = &ph[i];
-		if (ph[i].p_type == PT_INTERP && !out->interp && ph[i].p_filesz && ph[i].p_filesz < 4096)
+		if (want_strings && ph[i].p_type == PT_INTERP && !out->interp && ph[i].p_filesz &&
+		    ph[i].p_filesz < 4096)
 			out->interp = read_at(fd, ph[i].p_offset, ph[i].p_filesz, size);
 	}
 	if (!dynph || dynph->p_filesz > MAX_DYNAMIC)
@@ -176,20 +222,22 @@ static void read_dynamic(int fd, const Elf64_Phdr *ph, size_t phnum, uint64_t si
 		else if (dyn[i].d_tag == DT_FLAGS_1)
 			out->flags_1 = dyn[i].d_un.d_val;
 	}
-	strings = have_strtab && strsz && strsz <= MAX_STRTAB && offset_of(ph, phnum, strtab, &stroff) ?
-		  read_at(fd, stroff, strsz, size) : NULL;
+	strings = want_strings && have_strtab && strsz && strsz <= MAX_STRTAB &&
+		  offset_of(ph, phnum, strtab, &stroff) ? read_strings(fd, dyn, n, stroff, strsz, size, &lo, &len) : NULL;
 	for (i = 0; strings && i < n && dyn[i].d_tag != DT_NULL; i++) {
-		char *s = dyn[i].d_tag == DT_NEEDED || dyn[i].d_tag == DT_SONAME || dyn[i].d_tag == DT_RPATH ||
-				  dyn[i].d_tag == DT_RUNPATH ? dyn_string(strings, strsz, dyn[i].d_un.d_val) : NULL;
+		uint64_t off = dyn[i].d_un.d_val;
+		char *str;
 
-		if (!s)
+		if (!wanted_string(dyn[i].d_tag) || off < lo || off - lo >= len ||
+		    !memchr(strings + (off - lo), 0, len - (off - lo)))
 			continue;
+		str = gt_xstrdup(strings + (off - lo));
 		if (dyn[i].d_tag == DT_NEEDED) {
 			out->needed = gt_xrealloc(out->needed, (out->nneeded + 1) * sizeof(*out->needed));
-			out->needed[out->nneeded++] = s;
+			out->needed[out->nneeded++] = str;
 		} else {
 			keep_first(dyn[i].d_tag == DT_SONAME ? &out->soname :
-				   dyn[i].d_tag == DT_RPATH ? &out->rpath : &out->runpath, s);
+				   dyn[i].d_tag == DT_RPATH ? &out->rpath : &out->runpath, str);
 		}
 	}
 	/* get_dynamic_info: with DT_RUNPATH, DT_RPATH is ignored */
@@ -249,7 +297,7 @@ static void read_file(const char *path, bool want_dynamic, enum file_role role, 
 	if (judge_segments(ph, eh->e_phnum, (uint64_t)st.st_size, role, eh->e_type, out) != HOST_LOAD_USABLE)
 		goto out;
 	if (want_dynamic || role == ROLE_LIBRARY)
-		read_dynamic(fd, ph, eh->e_phnum, (uint64_t)st.st_size, out);
+		read_dynamic(fd, ph, eh->e_phnum, (uint64_t)st.st_size, want_dynamic, out);
 	if (role == ROLE_LIBRARY && (out->flags_1 & DF_1_PIE))
 		fatal(out, "cannot dynamically load position-independent executable");
 out:

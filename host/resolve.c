@@ -7,18 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/xalloc.h"
 #include "host/elf_info.h"
 #include "host/elf_load.h"
-
-extern char **environ;
+#include "host/ldso_help.h"
 
 #if defined(__x86_64__)
 #define LDSO_PATH "/lib64/ld-linux-x86-64.so.2"
@@ -28,7 +25,6 @@ extern char **environ;
 #error "resolve.c models the 64-bit x86-64 (or aarch64) loader only"
 #endif
 
-#define LDSO_HELP_MAX (64 * 1024)
 #define MAX_LEGACY_PARTS 8   /* 2^8 subfolders: far more than any real hwcap list */
 
 /* ---- this host's subfolders and default folders ---- */
@@ -64,41 +60,6 @@ static void vec_push_unique(struct str_vec *s, char *str)
 	}
 	s->v = gt_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n++] = str;
-}
-
-static char *run_ldso_help(void)
-{
-	char *argv[] = { (char *)"ld.so", (char *)"--help", NULL }, *text = NULL;
-	posix_spawn_file_actions_t fa;
-	size_t len = 0;
-	int pipefd[2], status;
-	pid_t pid = -1;
-	ssize_t r;
-
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return NULL;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		goto out_pipe;
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, LDSO_PATH, &fa, NULL, argv, environ) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	text = pid > 0 ? gt_xmalloc(LDSO_HELP_MAX + 1) : NULL;
-	while (text && len < LDSO_HELP_MAX &&
-	       ((r = read(pipefd[0], text + len, LDSO_HELP_MAX - len)) > 0 || (r < 0 && errno == EINTR)))
-		len += r > 0 ? (size_t)r : 0;
-	if (text)
-		text[len] = 0;
-out_pipe:
-	close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return text;
 }
 
 /* The legacy subfolders of glibc's _dl_important_hwcaps: every combination of
@@ -214,7 +175,7 @@ static const char *const builtin_hwcaps[] = { "x86-64-v3", "x86-64-v2" };
 static void init_host_dirs(void)
 {
 	struct help h = { 0 };
-	char *text = run_ldso_help();
+	char *text = host_ldso_help(LDSO_PATH);
 
 	if (text && parse_ldso_help(text, &h)) {
 		host_dirs.subdirs = (const char *const *)h.subdirs.v;

@@ -643,10 +643,13 @@ static void e_part(struct gt_finding *f, const char *path, const struct gt_famil
 static bool winner_version(const char *path, struct gt_family_info *fi)
 {
 	char real[PATH_MAX], v[sizeof(fi->version)];
-	struct gt_host_facts *here = gt_facts_here();
+	struct gt_host_facts *here;
 
-	/* the name the loader took says the family already: no realpath for libc */
-	if (!gt_classify(path, fi) || !gt_facts_real_path(here, path, real, sizeof(real)) || !gt_classify(real, fi))
+	/* the name the loader took says the family already: nothing more to ask for libc */
+	if (!gt_classify(path, fi))
+		return false;
+	here = gt_facts_here();
+	if (!gt_facts_real_path(here, path, real, sizeof(real)) || !gt_classify(real, fi))
 		return false;
 	if (!strchr(fi->version, '.') && gt_facts_embedded_version(here, real, fi->component, v, sizeof(v)))
 		snprintf(fi->version, sizeof(fi->version), "%s", v);

@@ -95,8 +95,8 @@ def real_loader(path, env):
     m = LOADER_ERROR.search(err)
     listed = any(LINE_FOUND.match(x) or LINE_MISSING.match(x) for x in out.splitlines())
     if r.returncode != 0 and (not listed or (m and "cannot open shared object file" not in m.group(2))):
-        if m:
-            return None, "error: %s: %s" % (m.group(1), m.group(2))
+        if m:  # the path for open_verify's words, the name asked for the later checks': the words
+            return None, "error: %s" % m.group(2)
         return None, "ld.so --list exit %d: %s" % (r.returncode, err.strip()[:200])
     got = {}
     for line in out.splitlines():
@@ -126,8 +126,7 @@ def paper_loader(gputrace, path, env):
         got.setdefault(o["name"], o["path"])
     for res in fo["resolutions"]:
         if res["how"] != "dlopen" and res.get("error"):
-            bad = res["tried"][-1]["path"] if res["tried"] else res["name"]
-            return got, "error: %s: %s" % (bad, res["error"])
+            return got, "error: %s" % res["error"]
     return got, None
 
 

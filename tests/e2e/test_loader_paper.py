@@ -285,6 +285,33 @@ class Truncated(LoaderCase):
                     self.assertIn("%s: %s" % (self.path("bin/../lib/libcut.so"), words), err)
 
 
+    def test_refused_files_in_the_loaders_words(self):
+        """Files the loader opens and refuses: our words are ldd's."""
+        lib = self.cc("lib/libx.so", soname="libx.so")
+        prog = self.cc("bin/x", needs=[lib], program=True, runpath="$ORIGIN/../lib")
+        pie = self.cc("src/pie", program=True, extra=["-pie", "-fPIE"])
+        exe = self.cc("src/exe", program=True, extra=["-no-pie"])
+        with open(pie, "rb") as f:
+            pie_bytes = f.read()
+        with open(exe, "rb") as f:
+            exe_bytes = f.read()
+        cases = {"invalid ELF header": b"#!/bin/sh\n" + b"x" * 100,
+                 "cannot dynamically load position-independent executable": pie_bytes,
+                 "cannot dynamically load executable": exe_bytes,
+                 "ELF file OS ABI invalid": pie_bytes[:7] + b"\x09" + pie_bytes[8:]}
+        for words, data in cases.items():
+            with self.subTest(words=words):
+                with open(lib, "wb") as f:
+                    f.write(data)
+                o = self.scan_for(prog)
+                (r,) = [x for x in o["for"]["resolutions"] if x["name"] == "libx.so"]
+                self.assertEqual(r["error"], words)
+                _, err = ldd(prog)
+                # the header's words name the path, the later checks' the name asked for
+                self.assertRegex(err, r"(%s|libx\.so): %s\n" % (re.escape(self.path("bin/../lib/libx.so")),
+                                                              re.escape(words)))
+
+
 @unittest.skipUnless(os.geteuid() == 0, "needs root to make a set-user-ID copy for another user")
 class SetUid(LoaderCase):
     """Item 8: a set-user-ID copy owned by another user runs in secure mode."""

@@ -319,6 +319,41 @@ START_TEST(test_expand_lists)
 END_TEST
 
 /* A library's $ORIGIN is the folder it was opened by; the program's is resolved. */
+/* Secure mode (a set-id program) and the loader's $PLATFORM (issue 33):
+ * $ORIGIN only alone at the start of an element, and in the program's own
+ * lists only under a trusted folder, as _dl_dst_substitute has it. */
+START_TEST(test_expand_secure_and_platform)
+{
+	static const char *const trusted[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib" };
+	const struct host_dst secure = { .platform = "haswell", .secure = true, .trusted = trusted, .ntrusted = 4 };
+	const struct host_dst plain = { .platform = "haswell" };
+	char **dirs;
+	size_t n;
+
+	n = host_expand_search_path_as("$ORIGIN/sub:/opt/$ORIGIN:${ORIGIN}:$PLATFORM/x", "/opt/app/libz.so", false,
+				       &secure, &dirs);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(dirs[0], "/opt/app/sub");   /* a library's: not checked against the trusted folders */
+	ck_assert_str_eq(dirs[1], "/opt/app");
+	ck_assert_str_eq(dirs[2], "haswell/x");
+	host_free_strings(dirs, n);
+	/* the program's own $ORIGIN: kept only under a trusted folder ("." and ".." resolved) */
+	n = host_expand_search_path_as("$ORIGIN/sub:$ORIGIN/../../../tmp:$ORIGIN/../lib", "/usr/lib/x86_64-linux-gnu/no-such-prog",
+				       true, &secure, &dirs);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(dirs[0], "/usr/lib/x86_64-linux-gnu/sub");
+	ck_assert_str_eq(dirs[1], "/usr/lib/x86_64-linux-gnu/../lib");
+	host_free_strings(dirs, n);
+	n = host_expand_search_path_as("$ORIGIN/sub", "/tmp/no-such-dir/prog", true, &secure, &dirs);
+	ck_assert_uint_eq(n, 0);
+	host_free_strings(dirs, n);
+	n = host_expand_search_path_as("$ORIGIN/sub:/opt/$ORIGIN", "/tmp/no-such-dir/prog", true, &plain, &dirs);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(dirs[1], "/opt//tmp/no-such-dir");
+	host_free_strings(dirs, n);
+}
+END_TEST
+
 START_TEST(test_expand_origin_links)
 {
 	char real_bin[PATH_MAX];
@@ -571,6 +606,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_elf_mangled);
 	tcase_add_test(tc, test_expand_tokens);
 	tcase_add_test(tc, test_expand_lists);
+	tcase_add_test(tc, test_expand_secure_and_platform);
 	tcase_add_test(tc, test_expand_origin_links);
 	tcase_add_test(tc, test_package_pip);
 	tcase_add_test(tc, test_package_conda);

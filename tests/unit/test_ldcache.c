@@ -3,6 +3,7 @@
  * choice in lookups, and corrupt caches (truncated, random, lying counts and offsets). */
 #define _GNU_SOURCE
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,99 @@ START_TEST(test_lookup_order)
 }
 END_TEST
 
+/* A new-format cache with glibc-hwcaps entries (hwcap: bit 62 and the
+ * subfolder's index, ISA level in bits 32..41) and the extension that names
+ * the subfolders, in ldconfig's layout. */
+static unsigned char *make_hwcaps_cache(size_t *len)
+{
+	static const char *const subs[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
+	static const struct { const char *path; uint64_t hwcap; } e[] = {
+		{ "/L/glibc-hwcaps/x86-64-v2/libh.so.1", (1ULL << 62) | 2 },
+		{ "/L/glibc-hwcaps/x86-64-v3/libh.so.1", (1ULL << 62) | 1 },
+		{ "/L/glibc-hwcaps/x86-64-v4/libh.so.1", (1ULL << 62) | (2ULL << 32) },  /* v4 index 0, ISA level 2 */
+		{ "/L/libh.so.1", 0 },
+	};
+	size_t n = 4, strings = 48 + 24 * n, at = strings, ext, size = 4096;
+	unsigned char *buf = calloc(1, size);
+	uint32_t u, names[3];
+	int32_t flags = 0x0303;
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, "glibc-ld.so.cache1.1", 20);
+	u = (uint32_t)n;
+	memcpy(buf + 20, &u, 4);
+	buf[28] = 2;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *ent = buf + 48 + 24 * i;
+
+		memcpy(ent, &flags, 4);
+		u = (uint32_t)at;
+		memcpy(ent + 4, &u, 4);
+		memcpy(buf + at, "libh.so.1", 10);
+		at += 10;
+		u = (uint32_t)at;
+		memcpy(ent + 8, &u, 4);
+		memcpy(buf + at, e[i].path, strlen(e[i].path) + 1);
+		at += strlen(e[i].path) + 1;
+		memcpy(ent + 16, &e[i].hwcap, 8);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		names[i] = (uint32_t)at;
+		memcpy(buf + at, subs[i], strlen(subs[i]) + 1);
+		at += strlen(subs[i]) + 1;
+	}
+	u = (uint32_t)(at - strings);
+	memcpy(buf + 24, &u, 4);
+	ext = (at + 7) & ~(size_t)7;
+	u = (uint32_t)ext;
+	memcpy(buf + 32, &u, 4);
+	u = 0xeaa42174u;
+	memcpy(buf + ext, &u, 4);
+	u = 1;
+	memcpy(buf + ext + 4, &u, 4);
+	memcpy(buf + ext + 8, &u, 4);          /* tag 1: glibc-hwcaps */
+	u = (uint32_t)(ext + 24);
+	memcpy(buf + ext + 16, &u, 4);         /* offset */
+	u = sizeof(names);
+	memcpy(buf + ext + 20, &u, 4);         /* size */
+	memcpy(buf + ext + 24, names, sizeof(names));
+	*len = ext + 24 + sizeof(names);
+	return buf;
+}
+
+START_TEST(test_hwcaps_choice)
+{
+	static const char *const v4[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
+	static const char *const v3[] = { "x86-64-v3", "x86-64-v2" };
+	static const char *const v2[] = { "x86-64-v2" };
+	static const char *const v4_without_v3[] = { "x86-64-v4", "x86-64-v2" };
+	struct host_ldcache c;
+	unsigned char *buf;
+	char err[256];
+	size_t len;
+
+	buf = make_hwcaps_cache(&len);
+	ck_assert_msg(parse_exact(buf, len, &c, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(c.entries[0].hwcaps, "x86-64-v2");
+	ck_assert_str_eq(c.entries[2].hwcaps, "x86-64-v4");
+	ck_assert_uint_eq(c.entries[2].isa_level, 2);
+	ck_assert_ptr_null(c.entries[3].hwcaps);
+	/* the best this CPU takes, not the first in the file */
+	ck_assert_str_eq(host_ldcache_choose(&c, "libh.so.1", v4, 3)->path, "/L/glibc-hwcaps/x86-64-v4/libh.so.1");
+	ck_assert_str_eq(host_ldcache_choose(&c, "libh.so.1", v3, 2)->path, "/L/glibc-hwcaps/x86-64-v3/libh.so.1");
+	ck_assert_str_eq(host_ldcache_choose(&c, "libh.so.1", v2, 1)->path, "/L/glibc-hwcaps/x86-64-v2/libh.so.1");
+	/* ISA level 2 needs x86-64-v3 among the CPU's levels */
+	ck_assert_str_eq(host_ldcache_choose(&c, "libh.so.1", v4_without_v3, 2)->path,
+			 "/L/glibc-hwcaps/x86-64-v2/libh.so.1");
+	/* no hwcaps subfolder at all: the plain entry */
+	ck_assert_str_eq(host_ldcache_choose(&c, "libh.so.1", NULL, 0)->path, "/L/libh.so.1");
+	/* the old lookup still takes the first entry, as before */
+	ck_assert_str_eq(host_ldcache_lookup(&c, "libh.so.1")->path, "/L/glibc-hwcaps/x86-64-v2/libh.so.1");
+	host_ldcache_free(&c);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_empty_cache)
 {
 	struct host_ldcache c;
@@ -431,6 +525,7 @@ Suite *ldcache_suite(void)
 	tcase_add_test(tc, test_empty_cache);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_wrong_magic);
+	tcase_add_test(tc, test_hwcaps_choice);
 	tcase_add_test(tc, test_huge_counts);
 	tcase_add_test(tc, test_bad_string_offsets);
 	tcase_add_test(tc, test_unterminated_string);
