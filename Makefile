@@ -329,17 +329,23 @@ ZSH_COMPDIR ?= $(PREFIX)/share/zsh/site-functions
 INSTALL ?= install
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
+# The JSON Schemas of what gputrace writes, where their $id says
+# (file:///usr/share/gputrace/schema/NAME.schema.json under PREFIX=/usr).
+SCHEMADIR ?= $(PREFIX)/share/gputrace/schema
+SCHEMAS := $(wildcard schema/*.schema.json)
 # Every file install writes, for uninstall (the man pages as installed).
 INSTALLED = $(BINDIR)/gputrace $(PKGLIBDIR)/libgputrace.so $(PKGLIBDIR)/gputrace-probe \
 	$(PKGLIBDIR)/torch_doctor.py $(BASH_COMPDIR)/gputrace $(ZSH_COMPDIR)/_gputrace \
-	$(MAN1:man/%=$(MANDIR)/man1/%$(MANSUFFIX)) $(MAN5:man/%=$(MANDIR)/man5/%$(MANSUFFIX))
+	$(MAN1:man/%=$(MANDIR)/man1/%$(MANSUFFIX)) $(MAN5:man/%=$(MANDIR)/man5/%$(MANSUFFIX)) \
+	$(SCHEMAS:schema/%=$(SCHEMADIR)/%)
 
 # The man pages carry the version of VERSION, whatever their .TH line says.
 INSTALL_MAN_SED := 's/^\(\.TH .*\)"gputrace [0-9][^"]*"/\1"gputrace $(VERSION)"/'
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR)
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) $(DESTDIR)$(SCHEMADIR)
+	$(INSTALL) -m 644 $(SCHEMAS) $(DESTDIR)$(SCHEMADIR)
 	$(INSTALL) -m 755 $(BUILD)/gputrace $(DESTDIR)$(BINDIR)/gputrace
 	$(INSTALL) -m 644 $(BUILD)/libgputrace.so $(DESTDIR)$(PKGLIBDIR)/libgputrace.so
 	$(INSTALL) -m 755 $(BUILD)/gputrace-probe $(DESTDIR)$(PKGLIBDIR)/gputrace-probe
@@ -354,20 +360,28 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(SCHEMADIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/share/gputrace 2>/dev/null
 
 # ---- the Debian package: the release build with Debian's build flags,
 # staged by `make install`, the dependencies worked out by dpkg-shlibdeps
-# from the binaries themselves, packed by dpkg-deb.
+# from the binaries themselves, packed by dpkg-deb. Built without libgvc
+# (GVC=0): report --svg and --html then run Graphviz's dot program, which
+# the package Recommends, so that it does not Depend on libgvc (and X11
+# and cairo with it). Bit for bit reproducible: every time stamp is
+# SOURCE_DATE_EPOCH (default: the last commit's time), the build folder's
+# name is fixed, and `make check-deb-repro` builds it twice and compares.
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB := gputrace_$(VERSION)_$(DEB_ARCH).deb
 DEB_BUILD := $(BUILD)/deb
 DEB_ROOT := $(DEB_BUILD)/root
 DEB_MAINTAINER ?= the gputrace authors <gputrace@example.org>
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || stat -c %Y VERSION)
 deb: $(DEB)
+$(DEB): export SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
 $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in packaging/lintian-overrides FORCE
 	rm -rf $(DEB_BUILD)
-	$(MAKE) BUILD=$(DEB_BUILD)/build SAN= CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
+	$(MAKE) BUILD=$(DEB_BUILD)/build SAN= GVC=0 CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
 		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		install DESTDIR=$(abspath $(DEB_ROOT)) PREFIX=/usr MANSUFFIX=.gz \
 		ZSH_COMPDIR=/usr/share/zsh/vendor-completions
@@ -379,7 +393,7 @@ $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in 
 	install -m 644 packaging/copyright $(DEB_ROOT)/usr/share/doc/gputrace/copyright
 	install -d $(DEB_ROOT)/usr/share/lintian/overrides
 	install -m 644 packaging/lintian-overrides $(DEB_ROOT)/usr/share/lintian/overrides/gputrace
-	d=$$(date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s)) && \
+	d=$$(date -R -u -d @$(SOURCE_DATE_EPOCH)) && \
 	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' -e "s/@DATE@/$$d/" \
 		packaging/changelog.in | gzip -9n > $(DEB_ROOT)/usr/share/doc/gputrace/changelog.gz
 	chmod 644 $(DEB_ROOT)/usr/share/doc/gputrace/changelog.gz
@@ -391,7 +405,14 @@ $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in 
 		-e "s/@DEPENDS@/$$(sed -n 's/^shlibs:Depends=//p' $(DEB_BUILD)/substvars)/" \
 		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)/" \
 		packaging/control.in > $(DEB_ROOT)/DEBIAN/control
-	dpkg-deb --root-owner-group --build $(DEB_ROOT) $@
+	find $(DEB_ROOT) -newermt @$(SOURCE_DATE_EPOCH) -exec touch -h -d @$(SOURCE_DATE_EPOCH) {} +
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $@
+
+# The package twice, from clean, must be the same bytes (slow: two release
+# builds; not part of `make check` or .ci/run).
+.PHONY: check-deb-repro
+check-deb-repro:
+	sh tools/deb-repro.sh
 
 .PHONY: FORCE
 FORCE:

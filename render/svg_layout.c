@@ -1,5 +1,8 @@
 /* DOT laid out as SVG by Graphviz's own library (libgvc): no shell, no
- * `dot` program needed at run time. Linked into the command only. */
+ * `dot` program needed at run time. Linked into the command only; a build
+ * without it (GVC=0) runs the `dot` program instead. */
+#define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +11,97 @@
 #include "render/pictures.h"
 
 #ifdef GPUTRACE_NO_GVC
-/* Built with `make GVC=0`: no Graphviz on the build host. */
+/* Built with `make GVC=0` (the Debian package is, so that it needs no
+ * libgvc and what comes with it, X11 and cairo, and only Recommends
+ * graphviz): the layout is Graphviz's `dot` program's, found on PATH,
+ * given the graph in a file of its own; without it, one sentence says what
+ * to install. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool write_file(int fd, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, s, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		s += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = gt_xmalloc(cap);
+	ssize_t n;
+
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = gt_xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
 char *gt_layout_svg(const char *dot, char *err, size_t cap)
 {
-	(void)dot;
-	snprintf(err, cap, "this gputrace was built without Graphviz (make GVC=0): use --dot and "
-		 "`dot -Tsvg`, or a build with libgvc");
+	const char *tmp = getenv("TMPDIR");
+	char path[4096], *svg = NULL;
+	int fd, pipefd[2], st = 0;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/gputrace-dot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 || !write_file(fd, dot) || pipe2(pipefd, O_CLOEXEC) != 0) {
+		snprintf(err, cap, "cannot hand the graph to dot: %s", strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return NULL;
+	}
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(pipefd[1], STDOUT_FILENO);
+		if (devnull >= 0)
+			dup2(devnull, STDERR_FILENO);
+		execlp("dot", "dot", "-Tsvg", path, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (pid > 0)
+		svg = read_all(pipefd[0]);
+	close(pipefd[0]);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	unlink(path);
+	if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && svg && strstr(svg, "<svg"))
+		return svg;
+	free(svg);
+	if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		snprintf(err, cap, "this gputrace lays graphs out with Graphviz's dot program, and there is "
+			 "none on PATH: install graphviz (apt-get install graphviz), or use --dot");
+	else
+		snprintf(err, cap, "dot -Tsvg could not lay the graph out (%s)",
+			 pid < 0 ? strerror(errno) : "it failed");
 	return NULL;
 }
 #else

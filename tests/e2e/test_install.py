@@ -1,5 +1,6 @@
 """make install, a moved install tree, make uninstall, and the shell
 completions kept in step with the command's --help (issue 16)."""
+import json
 import os
 import re
 import shlex
@@ -64,14 +65,29 @@ class InstallMoveUninstall(unittest.TestCase):
             "usr/share/bash-completion/completions/gputrace",
             "usr/share/zsh/site-functions/_gputrace",
             "usr/share/man/man1/gputrace.1",
+            "usr/share/man/man1/gputrace-diff.1",
             "usr/share/man/man1/gputrace-doctor.1",
             "usr/share/man/man1/gputrace-report.1",
+            "usr/share/man/man1/gputrace-retry.1",
             "usr/share/man/man1/gputrace-scan.1",
             "usr/share/man/man5/gputrace-trace.5",
-        ]))
+        ] + ["usr/share/gputrace/schema/" + n for n in os.listdir(os.path.join(TOP, "schema"))
+             if n.endswith(".schema.json")]))
         with open(os.path.join(self.dest, "usr/share/man/man1/gputrace.1")) as f:
             th = [l for l in f if l.startswith(".TH ")][0]
         self.assertIn(f'"gputrace {VERSION}"', th)
+
+    def test_schemas_where_their_id_says(self):
+        """Installed under share/gputrace/schema, each $id the file's own place
+        under PREFIX=/usr (issue 30: not example.org)."""
+        folder = os.path.join(self.dest, "usr/share/gputrace/schema")
+        names = sorted(os.listdir(folder))
+        self.assertIn("report.schema.json", names)
+        for name in names:
+            with open(os.path.join(folder, name)) as f:
+                text = f.read()
+            self.assertEqual(json.loads(text)["$id"], "file:///usr/share/gputrace/schema/" + name)
+            self.assertNotIn("example.org", text)
 
     def test_moved_tree_traces_a_fixture(self):
         out = os.path.join(self.base, "traces-%d" % os.getpid())
