@@ -15,6 +15,7 @@
 #include "cmd/launch.h"
 #include "host/elf_info.h"
 #include "render/pictures.h"
+#include "report/paper.h"
 #include "render/render_scan.h"
 #include "render/printable.h"
 #include "compare/diff.h"
@@ -262,7 +263,7 @@ int cmd_scan_main(int argc, char **argv)
 	for_from = findings.n;
 	if (consumer) {
 		fr = host_scan_for_run(consumer, &s);
-		gt_scan_for_judge(fr, &findings);
+		gt_scan_for_findings(fr, &findings);
 	}
 	if (arch_arg) {
 		gt_scan_arch_judge(&s, major, minor, &arch);

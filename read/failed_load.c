@@ -280,7 +280,9 @@ static bool judge_startup(const struct gt_process *p, struct gt_host_facts *fact
 	/* Known to have failed only when its status says the loader gave up:
 	 * a process that died otherwise at start-up may not have mapped all. */
 	fl->at_startup = true;
-	symbol_gaps(p, facts, fl, fl->scope, fl->nscope, p->reaped && p->exit_status == 127);
+	/* On paper (scan --for) the question is whether it would start: a
+	 * reference nothing defines would stop it, now or at its first call. */
+	symbol_gaps(p, facts, fl, fl->scope, fl->nscope, (p->reaped && p->exit_status == 127) || p->paper);
 	if (fl->ngaps)
 		return true;
 	free_load(fl);

@@ -615,6 +615,12 @@ static void ending(struct gt_proc_model *m)
 	const struct gt_process *p = m->proc;
 
 	m->ended_how = "unknown";
+	/* Paper has no run: a start the loader would complete is taken to go
+	 * on to a plain end, so that only the files are judged. */
+	if (p->paper && !p->reaped) {
+		m->ended_how = "exit";
+		return;
+	}
 	if (p->reaped && p->reaped_signal) {
 		m->ended_how = "signal";
 		m->ended_signal = p->reaped_signal;

@@ -369,6 +369,8 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 		snprintf(rd->image, sizeof(rd->image), "%s", image);
 	if (src && strcmp(src, GT_SOURCE_AUDIT) == 0)
 		p->audit_seen = true;
+	if (json_is_true(json_object_get(o, GT_K_PAPER)))
+		p->paper = true;
 	/* Either half may open a fork child's file first; the preload half's
 	 * header says "fork". Only the first image counts. */
 	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))

@@ -140,6 +140,7 @@ struct gt_process {
 	char **argv;
 	size_t argc;
 	bool audit_seen;      /* the audit half ran: searches are complete */
+	bool paper;           /* scan --for's loader on paper wrote it (report/paper.h): no run */
 	bool clean_end;       /* the "end" line is there */
 	int images;           /* program images seen (more than one: exec) */
 	bool forked;          /* a fork child: its first image is its parent's */

@@ -738,8 +738,9 @@ static void tried_evidence(struct gt_finding *f, json_t *on, const struct host_r
  * ok. cuDNN's sub-libraries are loaded when first used, and a preload the
  * loader cannot find is ignored with a message: warnings. A name missing for
  * several requesters is one finding (the loader searches it once). */
-static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
+static void not_found(const struct host_scan_for *fr, bool beyond_cuda, struct gt_findings *out)
 {
+	struct gt_family_info fi;
 	struct gt_finding *f;
 	json_t *e;
 	size_t i;
@@ -752,6 +753,9 @@ static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
 		const char *bad = r->stop_reason && r->ncand ? r->cand[r->ncand - 1].path : NULL;
 
 		if (it->again || r->winner >= 0 || gt_scan_for_expected_miss(r))
+			continue;
+		/* the trace's rules judge a CUDA name the loader did not find */
+		if (beyond_cuda && !bad && gt_classify(r->name, &fi))
 			continue;
 		if (bad)
 			f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, warn ? GT_SEV_WARNING : GT_SEV_ERROR, NULL,
@@ -788,9 +792,14 @@ static void not_found(const struct host_scan_for *fr, struct gt_findings *out)
 /* With --for: LD_LIBRARY_PATH beating a copy in the consumer's own search
  * path is the leftover-library case of the report, seen before the crash;
  * and a provider that lacks a symbol the consumer needs. */
+void gt_scan_for_judge_loader(const struct host_scan_for *fr, struct gt_findings *out)
+{
+	not_found(fr, true, out);
+}
+
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out)
 {
-	not_found(fr, out);
+	not_found(fr, false, out);
 	missing_symbols(fr, out);
 	predicted_versions(fr, out);
 	struct gt_finding *f;

@@ -23,6 +23,10 @@ bool gt_scan_for_expected_miss(const struct host_resolution *r);
 /* --for: LD_LIBRARY_PATH beating a copy in the consumer's own search path, and
  * missing-symbol on paper (facts/symbol_check.h). */
 void gt_scan_for_judge(const struct host_scan_for *fr, struct gt_findings *out);
+/* What only the loader's view on paper says, beside the trace's rules
+ * (report/paper.h): a library of any other name that is not found, and a
+ * file the loader would refuse, each with its requester. */
+void gt_scan_for_judge_loader(const struct host_scan_for *fr, struct gt_findings *out);
 /* A copy's path and each link target, as a JSON array (evidence, output). */
 json_t *gt_scan_chain_json(const struct host_copy *c);
 /* 1 when an error-level finding is present, else 0. */

@@ -172,6 +172,7 @@ enum gt_rule {
 #define GT_K_RANK "rank"            /* header: the rank a launcher set, if any */
 #define GT_K_RANK_VAR "rank_var"    /* header: the variable the rank came from */
 #define GT_K_WORLD_SIZE "world_size" /* header: the job size a launcher set, if any */
+#define GT_K_PAPER "paper"          /* header: written by scan --for on paper, never by a run */
 #define GT_K_MAIN "main"            /* open: the object is the program itself */
 #define GT_K_CUDART_STATIC "cudart_static" /* open: the object carries the CUDA runtime linked in */
 #define GT_K_TRIES_TRUNCATED "tries_truncated" /* open/search_end: more candidates than were kept */

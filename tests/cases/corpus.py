@@ -405,8 +405,34 @@ def run_case(case, workroot, builder):
         return res
     res["findings"] = report.get("findings", [])
     res["portable"] = report_elsewhere(report, root, outdir, env)
+    res["paper"] = scan_agrees(case, argv, env, cache, res["findings"])
     judge(case, res)
     return res
+
+
+# Findings that rest on what a run did (calls, statuses, signals, forks,
+# ranks): paper has no run, so `scan --for` cannot give them.
+RUN_ONLY = {"init-failed", "out-of-memory", "no-device", "crashed", "end-unknown", "fork-after-init",
+            "divergent-processes", "missing-ranks", "no-kernel-image"}
+
+
+def scan_agrees(case, argv, env, cache, findings):
+    """`scan --for PROGRAM` in the case's namespace must give the finding
+    ids the trace gave, but for those that need a run (report/paper.h: the
+    same rules judge the loader's work on paper). Only a C program can be
+    asked so: a Python case's libraries come from dlopen, which paper cannot
+    see. Returns "" or what differs."""
+    if "c" not in case["program"]:
+        return ""
+    r = subprocess.run(in_namespace(cache, [GPUTRACE, "scan", "--json", "--for", argv[0]]), env=env,
+                       capture_output=True, timeout=120)
+    try:
+        scan = json.loads(r.stdout)
+    except ValueError:
+        return "scan --for exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-300:])
+    want = {f["id"] for f in findings} - RUN_ONLY
+    got = {f["id"] for f in scan.get("findings", [])} - RUN_ONLY
+    return "" if got == want else "trace %s, scan --for %s" % (sorted(want), sorted(got))
 
 
 def comparable(report):
@@ -450,6 +476,9 @@ def judge(case, res):
     res["errors"] = [f for f in findings if f["severity"] == "error"]
     if res.get("portable"):
         res.update(ok=False, why="the trace folder read elsewhere gives another report: " + res["portable"])
+        return
+    if res.get("paper"):
+        res.update(ok=False, why="scan --for judges the program otherwise: " + res["paper"])
         return
     same = res["bare_rc"] == res["traced_rc"] and res["bare_out"] == res["traced_out"]
     if not same:
@@ -501,7 +530,8 @@ def run_all(names=None, workers=None):
 # A known_miss case that fails for one of these reasons is a broken case,
 # not a diagnosis gputrace does not make yet.
 BROKEN = ("layout:", "traced run differs", "does not reproduce", "the reproduction did not fail",
-          "the healthy program failed", "report --json", "the trace folder read elsewhere")
+          "the healthy program failed", "report --json", "the trace folder read elsewhere",
+          "scan --for judges the program otherwise")
 
 
 def problems(results):

@@ -78,6 +78,10 @@ class Corpus(unittest.TestCase):
         got = {f["id"] for r in results if not r.get("portable") for f in r.get("findings", [])}
         self.assertLessEqual(test_facts.IN_CORPUS, got)
         self.assertFalse([r["name"] for r in results if r.get("portable")])
+        # scan --for gives the trace's ids on every C program's layout
+        asked = [r for r in results if "paper" in r]
+        self.assertFalse([(r["name"], r["paper"]) for r in asked if r["paper"]])
+        self.assertGreaterEqual(sum(1 for r in asked if corpus.load_case(r["name"])["program"].get("c")), 7)
 
 
 class Judging(unittest.TestCase):

@@ -288,7 +288,9 @@ class ScanForDot(PictureCase):
         root = pic.node_at(consumer)
         self.assertEqual({e.label for e in pic.edges_from(root)}, {"rpath"})
         graph = pic.node_at(fix("system/lib/libcudnn_graph.so.9"))
-        self.assertEqual(graph.stroke, AMBER, "shadowed-library names it: %r" % graph)
+        # as in the trace of the same layout: the front's 9.19 with this 9.14 graph
+        # library is mixed-versions, an error (report/paper.h)
+        self.assertEqual(graph.stroke, RED, "mixed-versions names it: %r" % graph)
         self.assertEqual({e.label for e in pic.edges_into(graph)}, {"ld_library_path"})
         passed = pic.node_at(fix("site-packages/nvidia/cudnn/lib/libcudnn_graph.so.9"))
         self.assertTrue(passed.dashed)
