@@ -6,8 +6,12 @@
 #include <string.h>
 
 /* Stems, matched against the file name up to ".so". A stem ending in '_' matches
- * any name it starts (cuDNN's sub-libraries); others must match exactly. */
-static const struct { const char *stem; const char *family; } stems[] = {
+ * any name it starts (cuDNN's sub-libraries), one ending in '*' any name it
+ * starts once the '*' is cut (libnccl-net-ofi, libbitsandbytes_cuda121);
+ * others must match exactly. */
+struct stem { const char *stem; const char *family; };
+
+static const struct stem stems[] = {
 	{ "libcuda", "driver" },        { "libcudart", "cudart" },
 	{ "libcudnn", "cudnn" },        { "libcudnn_", "cudnn" },
 	{ "libcublas", "cublas" },      { "libcublasLt", "cublas" },
@@ -18,12 +22,32 @@ static const struct { const char *stem; const char *family; } stems[] = {
 	{ "libnvrtc-builtins", "nvrtc" }, { "libnvJitLink", "nvjitlink" },
 	{ "libcupti", "cupti" },        { "libnvToolsExt", "nvtx" },
 	{ "libnvidia-ml", "nvml" },     { "libcudadevrt", "cudart" },
+	/* TensorRT: libnvinfer.so.10, its plug-ins, lean and dispatch runtimes,
+	 * parsers and the builder's resource library (libnvinfer_builder_resource.so.10.3.0) */
+	{ "libnvinfer", "tensorrt" },   { "libnvinfer_", "tensorrt" },
+	{ "libnvonnxparser", "tensorrt" }, { "libnvparsers", "tensorrt" },
+	{ "libnvvm", "nvvm" },
+	/* NCCL's network plug-ins, chosen by NCCL_NET_PLUGIN: libnccl-net.so, libnccl-net-ofi.so */
+	{ "libnccl-net", "nccl-net" },  { "libnccl-net-*", "nccl-net" },
+};
+
+/* Frameworks' plug-ins that ship CUDA code (gt_classify_any). */
+static const struct stem plugin_stems[] = {
+	{ "libtorch_cuda", "torch-cuda" }, { "libtorch_cuda_*", "torch-cuda" },
+	{ "libc10_cuda", "torch-cuda" },   { "libcaffe2_nvrtc", "torch-cuda" },
+	{ "libbitsandbytes_cuda*", "bitsandbytes" },
+	{ "libonnxruntime_providers_cuda", "onnxruntime-cuda" },
+	{ "libonnxruntime_providers_tensorrt", "onnxruntime-cuda" },
+	{ "xla_cuda_plugin", "jax-cuda" },
+	{ "libtensorflow_cc", "tensorflow" },
 };
 
 static bool stem_matches(const char *stem, const char *name, size_t name_len)
 {
 	size_t sl = strlen(stem);
 
+	if (stem[sl - 1] == '*')
+		return name_len > sl - 1 && strncmp(name, stem, sl - 1) == 0;
 	if (stem[sl - 1] == '_')
 		return name_len > sl && strncmp(name, stem, sl) == 0;
 	return name_len == sl && strncmp(name, stem, sl) == 0;
@@ -60,24 +84,46 @@ static size_t without_auditwheel_hash(const char *stem, size_t len)
 	return len - 9;
 }
 
-bool gt_classify(const char *path, struct gt_family_info *out)
+static bool classify_by(const struct stem *table, size_t n, const char *path, struct gt_family_info *out)
 {
 	const char *base = strrchr(path, '/'), *so;
-	size_t i, len;
+	size_t i, len, lib;
 
 	base = base ? base + 1 : path;
 	so = strstr(base, ".so");
 	if (!so || (so[3] != 0 && so[3] != '.'))
 		return false;
 	len = without_auditwheel_hash(base, (size_t)(so - base));
-	for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
-		if (!stem_matches(stems[i].stem, base, len))
+	lib = strncmp(base, "lib", 3) == 0 ? 3 : 0;
+	for (i = 0; i < n; i++) {
+		if (!stem_matches(table[i].stem, base, len))
 			continue;
-		out->family = stems[i].family;
-		snprintf(out->component, sizeof(out->component), "%.*s", (int)(len - 3), base + 3);
+		out->family = table[i].family;
+		snprintf(out->component, sizeof(out->component), "%.*s", (int)(len - lib), base + lib);
 		version_from_name(so, out->version, sizeof(out->version));
 		return true;
 	}
+	return false;
+}
+
+bool gt_classify(const char *path, struct gt_family_info *out)
+{
+	return classify_by(stems, sizeof(stems) / sizeof(stems[0]), path, out);
+}
+
+bool gt_classify_any(const char *path, struct gt_family_info *out)
+{
+	return gt_classify(path, out) ||
+	       classify_by(plugin_stems, sizeof(plugin_stems) / sizeof(plugin_stems[0]), path, out);
+}
+
+bool gt_family_is_plugin(const char *family)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(plugin_stems) / sizeof(plugin_stems[0]); i++)
+		if (strcmp(plugin_stems[i].family, family) == 0)
+			return true;
 	return false;
 }
 

@@ -12,8 +12,19 @@ struct gt_family_info {
 	char version[32];     /* digits after ".so.", "" when the name has none */
 };
 
-/* Classifies a path or a bare file name. False when it is no CUDA-family library. */
+/* Classifies a path or a bare file name. False when it is no CUDA-family
+ * library: NVIDIA's own stack (the runtime and math libraries, the driver,
+ * cuDNN, NCCL and its net plug-ins, TensorRT with its parsers, plug-ins and
+ * builder resources, libnvvm). */
 bool gt_classify(const char *path, struct gt_family_info *out);
+/* The same, and also a framework's plug-in that carries CUDA code of its
+ * own under a name of its own (libtorch_cuda.so, libbitsandbytes_cuda121.so,
+ * libonnxruntime_providers_cuda.so, JAX's xla_cuda_plugin.so). Such a file
+ * is judged like a CUDA library when it fails to load or cannot run, but is
+ * not a part of a library family (no versions, no copies). */
+bool gt_classify_any(const char *path, struct gt_family_info *out);
+/* Is the family a framework plug-in's (gt_classify_any only)? */
+bool gt_family_is_plugin(const char *family);
 
 /* Major version of a version string ("9.19.0" -> 9), -1 if none. */
 int gt_version_major(const char *v);

@@ -622,10 +622,11 @@ static json_t *ask_gaps(struct gt_host_facts *f, const void *ctx)
 	host_env(f, q->ld_library_path, &env);
 	gt_sym_question_answer(q, &env, &gaps, &n);
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:o}", "symbol", gaps[i].symbol, "version",
-						   str_or_null(gaps[i].version), "consumer", gaps[i].consumer,
-						   "provider", gaps[i].provider, "good_copy",
-						   str_or_null(gaps[i].good_copy)));
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:o, s:b}", "symbol", gaps[i].symbol,
+						   "version", str_or_null(gaps[i].version), "consumer",
+						   gaps[i].consumer, "provider", gaps[i].provider, "good_copy",
+						   str_or_null(gaps[i].good_copy), "no_version_node",
+						   gaps[i].no_version_node));
 	gt_symbol_gaps_free(gaps, n);
 	return a;
 }
@@ -663,6 +664,7 @@ size_t gt_facts_symbol_gaps(struct gt_host_facts *f, const struct gt_sym_questio
 		g->consumer = gt_xstrdup(get_str(e, "consumer"));
 		g->provider = gt_xstrdup(get_str(e, "provider"));
 		g->good_copy = dup_or_null(get_str(e, "good_copy"));
+		g->no_version_node = json_is_true(json_object_get(e, "no_version_node"));
 	}
 	return json_array_size(a);
 }

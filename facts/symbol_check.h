@@ -5,8 +5,10 @@
  *
  * Only what can be proven is said: weak references are never missing; a
  * symbol any object of the scope defines is not missing; a versioned symbol
- * is blamed on the file its version is required from (DT_VERNEED), and an
- * unversioned one only on a CUDA provider of which another copy defines it. */
+ * is blamed on the file its version is required from (DT_VERNEED), any
+ * file (libstdc++.so.6 for GLIBCXX_3.4.30 as much as libnvJitLink.so.12),
+ * and an unversioned one only on a CUDA provider of which another copy
+ * defines it. */
 #ifndef GPUTRACE_SYMBOL_CHECK_H
 #define GPUTRACE_SYMBOL_CHECK_H
 
@@ -43,6 +45,8 @@ struct gt_symbol_gap {
 	char *consumer;       /* paths, as the scope holds them */
 	char *provider;
 	char *good_copy;      /* another copy of the provider that defines it, or NULL */
+	bool no_version_node; /* the provider defines nothing of the version: the
+	                         loader's "version `GLIBCXX_3.4.30' not found" */
 };
 
 /* Adds the object at path (read from disk; a file that cannot be read is

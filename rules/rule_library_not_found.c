@@ -43,6 +43,22 @@ static bool expand(const struct gt_process *p, const char *pat, char *out, size_
 	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
 }
 
+/* A copy beside the library that asked: a requester without RUNPATH
+ * $ORIGIN does not search its own folder (TensorRT since 8.4.1 dropped it,
+ * so libnvinfer's dlopen of its builder resource misses the file next to it). */
+static bool copy_beside_requester(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
+{
+	char folder[4096], real[4096];
+
+	if (!s->requester || s->requester[0] != '/' || strchr(s->name, '/'))
+		return false;
+	if (!gt_facts_real_path(m->facts, s->requester, real, sizeof(real)))
+		snprintf(real, sizeof(real), "%s", s->requester);
+	gt_folder_of(real, folder, sizeof(folder));
+	return (size_t)snprintf(out, cap, "%s/%s", folder, s->name) < cap && gt_facts_exists(m->facts, out) &&
+	       !was_tried(s, out);
+}
+
 static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
 {
 	char pat[4096], **dirs;
@@ -50,6 +66,8 @@ static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search
 	int k;
 	bool found = false;
 
+	if (copy_beside_requester(m, s, out, cap))
+		return true;
 	for (k = 0; patterns[k] && !found; k++) {
 		if (!expand(m->proc, patterns[k], pat, sizeof(pat)))
 			continue;
@@ -233,6 +251,127 @@ static enum gt_severity not_found_severity(const struct gt_proc_model *m, const 
 	return failed ? GT_SEV_ERROR : GT_SEV_WARNING;
 }
 
+/* The requester's own search list: a library's dlopen searches its own
+ * DT_RUNPATH (or DT_RPATH), not the program's. Said for every failed search
+ * a library made, so that "found only through its RUNPATH" and "missed,
+ * it has none" read in the evidence. */
+static void requester_search_evidence(const struct gt_proc_model *m, const struct gt_search *s,
+				      struct gt_finding *f)
+{
+	struct host_elf_info info = { 0 };
+	json_t *e;
+
+	if (!s->requester || s->requester[0] != '/' || (m->proc->exe && strcmp(s->requester, m->proc->exe) == 0) ||
+	    !gt_facts_elf(m->facts, s->requester, &info)) {
+		host_elf_free(&info);
+		return;
+	}
+	if (info.runpath || info.rpath) {
+		e = gt_evidence_add(f, "%s searches its own %s %s (a library's dlopen uses its own list, not "
+				    "the program's)", gt_base_name(s->requester), info.runpath ? "RUNPATH" : "RPATH",
+				    info.runpath ? info.runpath : info.rpath);
+		gt_evidence_str(e, info.runpath ? "runpath" : "rpath", info.runpath ? info.runpath : info.rpath);
+	} else {
+		e = gt_evidence_add(f, "%s has no RUNPATH or RPATH: its dlopen searches only LD_LIBRARY_PATH, "
+				    "ld.so.cache and the default folders", gt_base_name(s->requester));
+		gt_evidence_str(e, "runpath", NULL);
+	}
+	gt_evidence_str(e, "requester", s->requester);
+	host_elf_free(&info);
+}
+
+/* ldconfig lists a file under its SONAME, not its name: a copy whose SONAME
+ * differs from the name asked for is never found through ld.so.cache
+ * (TensorRT's libnvinfer_builder_resource.so.8.5.3 is
+ * "do_not_link_against_nvinfer_builder_resource"). */
+static void soname_evidence(const struct gt_proc_model *m, const struct gt_search *s, const char *copy,
+			    struct gt_finding *f)
+{
+	struct host_elf_info info = { 0 };
+	json_t *e;
+
+	if (gt_facts_elf(m->facts, copy, &info) && info.soname && strcmp(info.soname, s->name) != 0) {
+		e = gt_evidence_add(f, "its SONAME is %s: ld.so.cache lists it under that name only, so only a "
+				    "folder searched directly (LD_LIBRARY_PATH, the requester's RUNPATH) finds %s",
+				    info.soname, s->name);
+		gt_evidence_str(e, "soname", info.soname);
+	}
+	host_elf_free(&info);
+}
+
+/* The driver a failed "libcuda.so" points at: the loaded libcuda.so.1, else
+ * the one the loader would take for that name. */
+static bool driver_at(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
+{
+	const struct gt_lib *drv = gt_model_find(m, "cuda");
+	struct host_resolution r;
+	bool found;
+
+	if (drv) {
+		snprintf(out, cap, "%s", drv->obj->path);
+		return true;
+	}
+	gt_facts_resolve(m->facts, "libcuda.so.1", s->requester, NULL, 0, gt_process_env(m->proc, "LD_LIBRARY_PATH"),
+			 &r);
+	found = r.winner >= 0 && (size_t)snprintf(out, cap, "%s", r.cand[r.winner].path) < cap;
+	host_resolution_free(&r);
+	return found;
+}
+
+/* The driver's development name libcuda.so searched and not found while
+ * libcuda.so.1 is there: ldconfig keys its cache by SONAME, so the cache
+ * lists the driver folder's files only as libcuda.so.1, and a dlopen of
+ * "libcuda.so" (cuDNN 8, bitsandbytes, cuda-python, Triton) finds it only
+ * in a folder it searches itself. WSL's /usr/lib/wsl/lib is the usual case. */
+static void driver_dev_name(const struct gt_proc_model *m, const struct gt_search *s, bool failed,
+			    struct gt_findings *out)
+{
+	char drv[4096], real[4096], folder[4096], there[4096 + 16], fix[16384];
+	bool wsl, has_dev;
+	struct gt_finding *f;
+	json_t *e;
+
+	if (!driver_at(m, s, drv, sizeof(drv)))
+		return;
+	if (!gt_facts_real_path(m->facts, drv, real, sizeof(real)))
+		snprintf(real, sizeof(real), "%s", drv);
+	gt_folder_of(drv, folder, sizeof(folder));
+	snprintf(there, sizeof(there), "%s/libcuda.so", folder);
+	has_dev = gt_facts_exists(m->facts, there) && !was_tried(s, there);
+	wsl = strlen(folder) >= 16 && strcmp(folder + strlen(folder) - 16, "/usr/lib/wsl/lib") == 0;
+	if (has_dev)
+		snprintf(fix, sizeof(fix), "Add %s to LD_LIBRARY_PATH: it holds libcuda.so, which the loader's cache "
+			 "lists only as libcuda.so.1.", folder);
+	else
+		snprintf(fix, sizeof(fix), "Make a link named libcuda.so to %s in a folder %s searches (one on "
+			 "LD_LIBRARY_PATH, or its own RUNPATH folder): ln -s %s DIR/libcuda.so.", real,
+			 s->requester ? gt_base_name(s->requester) : "the program", real);
+	f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, failed ? GT_SEV_ERROR : GT_SEV_INFO, m, fix,
+			   "libcuda.so: cannot open shared object file (searched %zu place%s): the driver is %s",
+			   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s", drv);
+	if (has_dev)
+		gt_fix_list_append(f, "LD_LIBRARY_PATH", folder);
+	e = gt_evidence_add(f, "%s asked for libcuda.so, the driver's unversioned name; the loader tried %zu paths "
+			    "in %zu places", s->requester ? s->requester : "the program", s->ntries,
+			    gt_search_places(s));
+	gt_evidence_str(e, "name", s->name);
+	gt_evidence_str(e, "requester", s->requester);
+	gt_evidence_tries(e, s);
+	e = gt_evidence_add(f, "the driver: %s (the file %s, in %s)%s", drv, real, folder,
+			    wsl ? "; WSL's driver folder, listed in ld.so.cache through /etc/ld.so.conf.d/ld.wsl.conf" : "");
+	gt_evidence_str(e, "path", drv);
+	gt_evidence_str(e, "real_path", real);
+	gt_evidence_str(e, "folder", folder);
+	gt_evidence_add(f, has_dev ? "%s/libcuda.so exists, but ld.so.cache lists that folder's files by their "
+			"SONAME (libcuda.so.1) only, so the name is found only in a folder searched directly" :
+			"%s holds no libcuda.so: the unversioned name exists only where a driver package made the link",
+			has_dev ? folder : folder);
+	if (s->cut_off)
+		gt_evidence_add(f, "the process died in this search (an abort right after the failed dlopen): the "
+				"places are the loader's search redone on paper");
+	requester_search_evidence(m, s, f);
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -248,10 +387,17 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	for (i = 0; i < p->nsearches; i++) {
 		const struct gt_search *s = &p->searches[i];
 
-		/* The driver has its own finding; each name once. */
+		/* The driver has its own finding, but for its unversioned name; each
+		 * name once. */
 		if (s->ours || !s->result || strcmp(s->result, "not_found") || !s->name ||
-		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cuda") == 0 ||
-		    loaded_same_major(m, &fi) || gt_failed_search(p, s->name) != s)
+		    !gt_classify_any(s->name, &fi) || gt_failed_search(p, s->name) != s)
+			continue;
+		if (strcmp(fi.component, "cuda") == 0) {
+			if (!fi.version[0])
+				driver_dev_name(m, s, failed, out);
+			continue;
+		}
+		if (loaded_same_major(m, &fi))
 			continue;
 		elsewhere = copy_elsewhere(m, s, copy, sizeof(copy));
 		other = !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
@@ -307,9 +453,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 					    other_path, fi.family, gt_version_major(fi.version));
 			gt_evidence_str(e, "path", other_path);
 		}
+		requester_search_evidence(m, s, f);
 		if (copy[0] && gt_facts_exists(m->facts, copy) && !was_tried(s, copy)) {
 			e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
 			gt_evidence_str(e, "path", copy);
+			soname_evidence(m, s, copy, f);
 		}
 		copy[0] = 0;
 	}

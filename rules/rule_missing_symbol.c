@@ -33,11 +33,52 @@ static const struct gt_object *loaded_object(const struct gt_process *p, const c
 	return NULL;
 }
 
+/* The GCC release whose libstdc++ first defines a GLIBCXX_3.4.N node (GCC's
+ * own table, libstdc++ manual "ABI Policy"): what a conda env's older
+ * libstdc++ must be brought up to. NULL when not known. */
+static const char *gcc_of_glibcxx(const char *version)
+{
+	static const char *const gcc[] = { "5", "6", "7", "7.2", "8", "9", "9.2", "9.3", "11", "12", "13",
+					   "13.2", "14", "15" };
+	int n;
+
+	if (!version || sscanf(version, "GLIBCXX_3.4.%d", &n) != 1 || n < 21 || n > 34)
+		return NULL;
+	return gcc[n - 21];
+}
+
+/* The C++ runtime of a conda env lacks a version the consumer was built
+ * for: the env's package is updated (the usual fix in the threads), never the
+ * system's. True when the fix was written. */
+static bool write_libstdcxx_fix(const struct gt_proc_model *m, const struct gt_symbol_gap *g, char *fix, size_t cap)
+{
+	const char *gcc = gcc_of_glibcxx(g->version);
+	struct host_package pk;
+	char good[4096 + 128] = "";
+
+	if (!gcc || strncmp(gt_base_name(g->provider), "libstdc++.so", 12) != 0)
+		return false;
+	if (g->good_copy)
+		snprintf(good, sizeof(good), " (%s on this host defines it)", g->good_copy);
+	if (gt_facts_package(m->facts, g->provider, &pk) && strcmp(pk.manager, "conda") == 0)
+		snprintf(fix, cap, "%s needs %s, the libstdc++ of GCC %s or newer%s; the one taken is %s's %s %s. "
+			 "Update it in that env: conda install -c conda-forge '%s>=%s'.", gt_base_name(g->consumer),
+			 g->version, gcc, good, pk.manager, pk.name, pk.version, pk.name, gcc);
+	else
+		snprintf(fix, cap, "%s needs %s, the libstdc++ of GCC %s or newer%s; %s is older. Install a "
+			 "newer libstdc++ where that copy comes from, or a build of %s made with an older GCC.",
+			 gt_base_name(g->consumer), g->version, gcc, good, g->provider, gt_base_name(g->consumer));
+	return true;
+}
+
 /* How the fix reads: the mechanism that put the lacking copy first. */
-static void write_fix(const struct gt_symbol_gap *g, enum gt_rule rule, char *fix, size_t cap)
+static void write_fix(const struct gt_proc_model *m, const struct gt_symbol_gap *g, enum gt_rule rule, char *fix,
+		      size_t cap)
 {
 	char bad[4096], good[4096];
 
+	if (write_libstdcxx_fix(m, g, fix, cap))
+		return;
 	gt_folder_of(g->provider, bad, sizeof(bad));
 	if (g->good_copy)
 		gt_folder_of(g->good_copy, good, sizeof(good));
@@ -66,6 +107,27 @@ static void lib_evidence(json_t *e, const struct gt_failed_object *fo, const str
 	gt_evidence_str(e, "requester", ob->requester);
 }
 
+/* The copy that has it, as the real file, its folder and its package. */
+static void good_copy_evidence(const struct gt_proc_model *m, struct gt_finding *f, const struct gt_symbol_gap *g)
+{
+	char real[4096] = "", folder[4096];
+	struct host_package pk;
+	bool has_pk = gt_facts_package(m->facts, g->good_copy, &pk);
+	json_t *e;
+
+	if (!gt_facts_real_path(m->facts, g->good_copy, real, sizeof(real)))
+		snprintf(real, sizeof(real), "%s", g->good_copy);
+	gt_folder_of(real, folder, sizeof(folder));
+	e = gt_evidence_add(f, "a copy that has it: %s%s%s%s%s%s", g->good_copy, strcmp(real, g->good_copy) ? " -> " : "",
+			    strcmp(real, g->good_copy) ? real : "", has_pk ? " (package " : "", has_pk ? pk.name : "",
+			    has_pk ? ")" : "");
+	gt_evidence_str(e, "good_copy", g->good_copy);
+	gt_evidence_str(e, "real_path", real);
+	gt_evidence_str(e, "folder", folder);
+	if (has_pk)
+		gt_evidence_str(e, "package", pk.name);
+}
+
 static void report_gap(const struct gt_proc_model *m, const struct gt_failed_load *fl, const struct gt_symbol_gap *g,
 		       struct gt_findings *out)
 {
@@ -78,10 +140,17 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 
 	if (g->version)
 		snprintf(ver, sizeof(ver), ", version %s", g->version);
-	write_fix(g, rule, fix, sizeof(fix));
-	f = gt_finding_add(out, GT_F_MISSING_SYMBOL, GT_SEV_ERROR, m, fix,
-			   "%s: undefined symbol: %s%s: %s lacks it", gt_base_name(g->consumer), g->symbol, ver,
-			   g->provider);
+	write_fix(m, g, rule, fix, sizeof(fix));
+	/* The loader's own words: a version node the provider lacks is checked
+	 * before any symbol. */
+	if (g->no_version_node)
+		f = gt_finding_add(out, GT_F_MISSING_SYMBOL, GT_SEV_ERROR, m, fix,
+				   "%s: version `%s' not found (required by %s)", g->provider, g->version,
+				   gt_base_name(g->consumer));
+	else
+		f = gt_finding_add(out, GT_F_MISSING_SYMBOL, GT_SEV_ERROR, m, fix,
+				   "%s: undefined symbol: %s%s: %s lacks it", gt_base_name(g->consumer), g->symbol,
+				   ver, g->provider);
 	if (rule == GT_RULE_LD_LIBRARY_PATH) {
 		char bad[4096];
 
@@ -105,10 +174,8 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 		lib_evidence(e, prov, pob);
 		gt_evidence_str(e, "role", "provider");
 	}
-	if (g->good_copy) {
-		e = gt_evidence_add(f, "a copy that has it: %s", g->good_copy);
-		gt_evidence_str(e, "good_copy", g->good_copy);
-	}
+	if (g->good_copy)
+		good_copy_evidence(m, f, g);
 }
 
 void rule_missing_symbol(const struct gt_proc_model *m, struct gt_findings *out)

@@ -30,6 +30,37 @@ START_TEST(test_known_names)
 }
 END_TEST
 
+/* NVIDIA's whole stack is a family (TensorRT with its plug-ins, parsers and
+ * builder resources, libnvvm, NCCL's net plug-ins); a framework's CUDA
+ * plug-in only through gt_classify_any, never as a part of a family. */
+START_TEST(test_nvidia_stack_and_plugins)
+{
+	struct gt_family_info fi;
+
+	expect("/opt/TensorRT-8.6.1.6/lib/libnvinfer.so.8.6.1", "tensorrt", "nvinfer", "8.6.1");
+	expect("libnvinfer_plugin.so.10", "tensorrt", "nvinfer_plugin", "10");
+	expect("libnvinfer_builder_resource.so.10.3.0", "tensorrt", "nvinfer_builder_resource", "10.3.0");
+	expect("libnvonnxparser.so.8", "tensorrt", "nvonnxparser", "8");
+	expect("/usr/local/cuda/nvvm/lib64/libnvvm.so.4", "nvvm", "nvvm", "4");
+	expect("libnccl-net.so", "nccl-net", "nccl-net", "");
+	expect("libnccl-net-ofi.so", "nccl-net", "nccl-net-ofi", "");
+	expect("libnccl.so.2", "nccl", "nccl", "2");
+	ck_assert(!gt_classify("/sp/torch/lib/libtorch_cuda.so", &fi));
+	ck_assert(gt_classify_any("/sp/torch/lib/libtorch_cuda.so", &fi));
+	ck_assert_str_eq(fi.family, "torch-cuda");
+	ck_assert(gt_family_is_plugin(fi.family));
+	ck_assert(gt_classify_any("/sp/bitsandbytes/libbitsandbytes_cuda121_nocublaslt.so", &fi));
+	ck_assert_str_eq(fi.family, "bitsandbytes");
+	ck_assert(!gt_classify_any("/sp/bitsandbytes/libbitsandbytes_cpu.so", &fi));
+	ck_assert(gt_classify_any("/sp/jax_plugins/xla_cuda12/xla_cuda_plugin.so", &fi));
+	ck_assert_str_eq(fi.component, "xla_cuda_plugin");
+	ck_assert(gt_classify_any("libonnxruntime_providers_tensorrt.so", &fi));
+	ck_assert(!gt_classify_any("libonnxruntime_providers_shared.so", &fi));
+	ck_assert(!gt_family_is_plugin("tensorrt"));
+	ck_assert(!gt_classify_any("libtorch_cpu.so", &fi));
+}
+END_TEST
+
 /* auditwheel renames the libraries it grafts into a wheel: "auditwheel appends
  * first 8 symbols of sha256 checksum to the library name" (pytorch/pytorch
  * #52365, which taught torch 1.8 to find its own libnvrtc-<hash>.so; torch
@@ -121,6 +152,7 @@ Suite *family_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_known_names);
+	tcase_add_test(tc, test_nvidia_stack_and_plugins);
 	tcase_add_test(tc, test_not_cuda);
 	tcase_add_test(tc, test_auditwheel_renamed);
 	tcase_add_test(tc, test_odd_suffix_has_no_version);
