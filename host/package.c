@@ -734,13 +734,55 @@ static size_t filter_bit(size_t len, uint64_t tail)
 	return (size_t)(((tail ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL) >> 48) & 65535;
 }
 
-static struct dpkg_want *dpkg_find_want(const char *path, size_t len)
+/* The wants by path: a table of positions in dpkg.v + 1 (0: empty), twice
+ * as big as the wants, so that a report of 40,000 libraries does not compare
+ * each new path with every earlier one (issue 29). */
+static struct {
+	size_t *slot;
+	size_t cap;
+} want_index;
+
+static size_t want_hash(const char *path, size_t len)
+{
+	return (size_t)path_hash(path, len);
+}
+
+static void want_index_put(size_t pos)
+{
+	size_t k;
+
+	for (k = want_hash(dpkg.v[pos].path, dpkg.v[pos].len) & (want_index.cap - 1); want_index.slot[k];
+	     k = (k + 1) & (want_index.cap - 1))
+		;
+	want_index.slot[k] = pos + 1;
+}
+
+/* Room for one more want in the table (rebuilt twice as big when half full). */
+static void want_index_grow(void)
 {
 	size_t i;
 
+	if (2 * (dpkg.n + 1) <= want_index.cap)
+		return;
+	free(want_index.slot);
+	want_index.cap = want_index.cap ? 2 * want_index.cap : 256;
+	while (2 * (dpkg.n + 1) > want_index.cap)
+		want_index.cap *= 2;
+	want_index.slot = gt_xcalloc(want_index.cap, sizeof(*want_index.slot));
 	for (i = 0; i < dpkg.n; i++)
-		if (dpkg.v[i].len == len && memcmp(dpkg.v[i].path, path, len) == 0)
-			return &dpkg.v[i];
+		want_index_put(i);
+}
+
+static struct dpkg_want *dpkg_find_want(const char *path, size_t len)
+{
+	size_t k, pos;
+
+	if (!want_index.cap)
+		return NULL;
+	for (k = want_hash(path, len) & (want_index.cap - 1); (pos = want_index.slot[k]) != 0;
+	     k = (k + 1) & (want_index.cap - 1))
+		if (dpkg.v[pos - 1].len == len && memcmp(dpkg.v[pos - 1].path, path, len) == 0)
+			return &dpkg.v[pos - 1];
 	return NULL;
 }
 
@@ -754,6 +796,8 @@ static void dpkg_forget(void)
 	free(dpkg.versions);
 	free(dpkg.status);
 	dpkg_index_free(dpkg.index);
+	free(want_index.slot);
+	memset(&want_index, 0, sizeof(want_index));
 	memset(&dpkg, 0, sizeof(dpkg));  /* the owners' index goes with the others */
 }
 
@@ -771,12 +815,14 @@ static void dpkg_add_want(const char *path)
 		dpkg.cap = dpkg.cap ? 2 * dpkg.cap : 64;
 		dpkg.v = gt_xrealloc(dpkg.v, dpkg.cap * sizeof(*dpkg.v));
 	}
+	want_index_grow();
 	w = &dpkg.v[dpkg.n++];
 	w->path = gt_xstrdup(path);
 	w->len = len;
 	w->tail = tail_of(path, len);
 	w->owner = -1;
 	w->resolved = false;
+	want_index_put(dpkg.n - 1);
 	bit = filter_bit(len, w->tail);
 	dpkg.filter[bit / 64] |= 1ULL << (bit % 64);
 	dpkg.pending++;
@@ -787,28 +833,26 @@ static void dpkg_check_line(const char *line, size_t len, const char *record, co
 			    const char *arch)
 {
 	uint64_t tail = tail_of(line, len);
-	size_t bit = filter_bit(len, tail), i;
+	size_t bit = filter_bit(len, tail);
+	struct dpkg_want *w;
 
 	if (!(dpkg.filter[bit / 64] & (1ULL << (bit % 64))))
 		return;
-	for (i = 0; i < dpkg.n; i++) {
-		struct dpkg_want *w = &dpkg.v[i];
+	/* the wants are one per path: the table finds the one */
+	w = dpkg_find_want(line, len);
+	if (!w || w->resolved || w->owner >= 0)
+		return;
+	if (!dpkg.status_read) {
+		char status[PATH_MAX];
 
-		if (w->resolved || w->owner >= 0 || w->len != len || w->tail != tail ||
-		    memcmp(w->path, line, len) != 0)
-			continue;
-		if (!dpkg.status_read) {
-			char status[PATH_MAX];
-
-			dpkg.status_read = true;
-			dpkg.status = in_dir(status, sizeof(status), dpkg_root(), "status") ?
-				      read_file(status, MAX_LIST_FILE, NULL) : NULL;
-			if (dpkg.status)
-				dpkg.versions = dpkg_parse_status(dpkg.status, &dpkg.nversions);
-		}
-		w->owner = index_owner(dpkg.owners, package,
-				       dpkg_version_of(dpkg.versions, dpkg.nversions, package, arch), record);
+		dpkg.status_read = true;
+		dpkg.status = in_dir(status, sizeof(status), dpkg_root(), "status") ?
+			      read_file(status, MAX_LIST_FILE, NULL) : NULL;
+		if (dpkg.status)
+			dpkg.versions = dpkg_parse_status(dpkg.status, &dpkg.nversions);
 	}
+	w->owner = index_owner(dpkg.owners, package,
+			       dpkg_version_of(dpkg.versions, dpkg.nversions, package, arch), record);
 }
 
 static void dpkg_scan_list(const char *info, const char *file, char **buf, size_t *cap)

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <strings.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,11 +264,12 @@ bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family
 	return false;
 }
 
+/* l is zeroed already (m->libs is calloc'd): a memset of its 8 KiB would
+ * touch every page of a 20,000-copy model for nothing. */
 static void build_lib(const struct gt_proc_model *m, const struct gt_object *ob, struct gt_lib *l)
 {
 	struct gt_family_info real_fi;
 
-	memset(l, 0, sizeof(*l));
 	l->obj = ob;
 	gt_classify(ob->path, &l->fi);
 	/* A file that is gone has no real path: glibc's realpath leaves what it
@@ -310,18 +312,23 @@ static bool is_front(const struct gt_lib *l)
 	       (strcmp(l->fi.family, "nvml") == 0);
 }
 
-/* The part of the same family that asked for l, if any. */
-static struct gt_lib *family_requester(struct gt_proc_model *m, size_t i)
+static size_t first_at(const struct gt_proc_model *m, const size_t *order, const char *path);
+static size_t *libs_by_path(const struct gt_proc_model *m);
+
+/* The part of the same family loaded before l that asked for it, if any:
+ * the parts at the requester's path are found by bisection in order (the
+ * libraries sorted by path, then load order). */
+static struct gt_lib *family_requester(struct gt_proc_model *m, const size_t *order, size_t i)
 {
 	const struct gt_lib *l = &m->libs[i];
 	size_t k;
 
 	if (!l->obj->requester)
 		return NULL;
-	for (k = 0; k < i; k++)
-		if (strcmp(m->libs[k].fi.family, l->fi.family) == 0 && m->libs[k].obj->path &&
-		    strcmp(m->libs[k].obj->path, l->obj->requester) == 0)
-			return &m->libs[k];
+	for (k = first_at(m, order, l->obj->requester);
+	     k < m->nlibs && order[k] < i && strcmp(m->libs[order[k]].obj->path, l->obj->requester) == 0; k++)
+		if (strcmp(m->libs[order[k]].fi.family, l->fi.family) == 0)
+			return &m->libs[order[k]];
 	return NULL;
 }
 
@@ -338,28 +345,57 @@ static size_t new_copy(struct gt_proc_model *m, const struct gt_lib *l, size_t a
 	return m->ncopies++;
 }
 
+static uint64_t copy_key(const char *family, const char *folder, int major)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *s;
+
+	for (s = family; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	h = (h ^ 0xff) * 0x100000001b3ULL;
+	for (s = folder; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ (uint64_t)(unsigned)major) * 0x9e3779b97f4a7c15ULL;
+}
+
 /* Parts join the copy of the part that loaded them; the others join the copy
- * of their folder and major version, or start one. */
+ * of their folder and major version, or start one. The copies are found by
+ * a hash of (family, folder, major), the requester by bisection: linear in
+ * the parts (issue 29). */
 static void first_grouping(struct gt_proc_model *m)
 {
 	char folder[4096];
-	size_t i, k;
+	size_t i, k, cap = 16, mask, *order = libs_by_path(m), *slot;
 
+	while (cap < 2 * m->nlibs)
+		cap *= 2;
+	mask = cap - 1;
+	slot = calloc(cap, sizeof(*slot));  /* copy + 1; 0: empty */
+	if (!slot)
+		abort();
 	for (i = 0; i < m->nlibs; i++) {
-		struct gt_lib *l = &m->libs[i], *parent = family_requester(m, i);
+		struct gt_lib *l = &m->libs[i], *parent = family_requester(m, order, i);
+		int major = gt_version_major(l->file_version);
+		uint64_t h;
 
 		if (parent) {
 			l->copy = parent->copy;
 			continue;
 		}
 		folder_of(l, folder, sizeof(folder));
-		for (k = 0; k < m->ncopies; k++)
-			if (strcmp(m->copies[k].family, l->fi.family) == 0 &&
-			    strcmp(m->copies[k].folder, folder) == 0 &&
-			    m->copies[k].major == gt_version_major(l->file_version))
+		h = copy_key(l->fi.family, folder, major);
+		for (k = (size_t)h & mask; slot[k]; k = (k + 1) & mask) {
+			const struct gt_copy *c = &m->copies[slot[k] - 1];
+
+			if (strcmp(c->family, l->fi.family) == 0 && strcmp(c->folder, folder) == 0 && c->major == major)
 				break;
-		l->copy = k < m->ncopies ? k : new_copy(m, l, i);
+		}
+		if (!slot[k])
+			slot[k] = new_copy(m, l, i) + 1;
+		l->copy = slot[k] - 1;
 	}
+	free(slot);
+	free(order);
 }
 
 static bool majors_match(int a, int b)
@@ -395,38 +431,66 @@ static void merge_partial_copies(struct gt_proc_model *m)
 	}
 }
 
-/* Drops the copies left empty, keeps load order, numbers them per family. */
+/* Each copy's parts, in load order, in one array: rules and renderers walk a
+ * copy's parts, not every library for every copy. */
+static void list_parts(struct gt_proc_model *m)
+{
+	size_t i, k, at = 0, *next = calloc(m->ncopies ? m->ncopies : 1, sizeof(*next));
+
+	m->part_index = calloc(m->nlibs ? m->nlibs : 1, sizeof(*m->part_index));
+	if (!next || !m->part_index)
+		abort();
+	for (k = 0; k < m->ncopies; k++) {
+		m->copies[k].parts = m->part_index + at;
+		next[k] = at;
+		at += m->copies[k].nparts;
+	}
+	for (i = 0; i < m->nlibs; i++)
+		m->part_index[next[m->libs[i].copy]++] = i;
+	free(next);
+}
+
+/* Drops the copies left empty, keeps load order, numbers them per family.
+ * Linear in parts and copies (issue 29: a walk of every part for every copy
+ * was most of a 20,000-copy report). */
 static void compact_copies(struct gt_proc_model *m)
 {
-	size_t i, k, kept = 0, *to = calloc(m->ncopies ? m->ncopies : 1, sizeof(*to));
-	int number;
+	size_t i, k, f, kept = 0, nfam = 0, n = m->ncopies ? m->ncopies : 1;
+	size_t *to = calloc(n, sizeof(*to)), *parts = calloc(n, sizeof(*parts)), *seen = calloc(n, sizeof(*seen));
+	const char **fam = calloc(n, sizeof(*fam));
 
-	if (!to)
+	if (!to || !parts || !seen || !fam)
 		abort();  /* a few words: the command's allocations abort too */
+	for (i = 0; i < m->nlibs; i++)
+		parts[m->libs[i].copy]++;
 	for (k = 0; k < m->ncopies; k++) {
-		m->copies[k].nparts = 0;
-		for (i = 0; i < m->nlibs; i++)
-			m->copies[k].nparts += m->libs[i].copy == k;
-		if (!m->copies[k].nparts)
+		m->copies[k].nparts = parts[k];
+		if (!parts[k])
 			continue;
 		to[k] = kept;
 		m->copies[kept++] = m->copies[k];
 	}
 	m->ncopies = kept;
-	for (i = 0; i < m->nlibs; i++)
+	for (i = m->nlibs; i-- > 0;) {
 		m->libs[i].copy = to[m->libs[i].copy];
-	free(to);
-	for (k = 0; k < m->ncopies; k++) {
-		number = 1;
-		for (i = 0; i < k; i++)
-			number += strcmp(m->copies[i].family, m->copies[k].family) == 0;
-		m->copies[k].number = number;
-		for (i = 0; i < m->nlibs; i++)
-			if (m->libs[i].copy == k) {
-				m->copies[k].first = i;
-				break;
-			}
+		m->copies[m->libs[i].copy].first = i;  /* the lowest index wins */
 	}
+	/* A handful of families: a list of them, each with its count so far. */
+	for (k = 0; k < m->ncopies; k++) {
+		for (f = 0; f < nfam && strcmp(fam[f], m->copies[k].family) != 0; f++)
+			;
+		if (f == nfam)
+			fam[nfam++] = m->copies[k].family;
+		m->copies[k].number = (int)++seen[f];
+		to[k] = f;
+	}
+	for (k = 0; k < m->ncopies; k++)
+		m->copies[k].family_copies = (int)seen[to[k]];
+	list_parts(m);
+	free(to);
+	free(parts);
+	free(seen);
+	free(fam);
 }
 
 static void add_user(struct gt_copy *c, const char *requester)
@@ -699,6 +763,7 @@ void gt_model_free(struct gt_proc_model *m)
 	gt_failed_loads_free(m->failed, m->nfailed);
 	free(m->frames);
 	free(m->copies);
+	free(m->part_index);
 	free(m->libs);
 	memset(m, 0, sizeof(*m));
 }

@@ -55,6 +55,9 @@ struct gt_copy {
 	const struct gt_lib *borrowed; /* another copy's graph library its cuDNN 9 front got
 	                                  by SONAME (already loaded: no search), or NULL */
 	char users[512];               /* who asked for its parts from outside the family */
+	const size_t *parts;           /* its parts' indices in libs, in load order (nparts of them;
+	                                  the part it borrowed is not one) */
+	int family_copies;             /* how many copies of its family the process holds */
 };
 
 /* One process: its trace and its CUDA libraries. */
@@ -64,6 +67,7 @@ struct gt_proc_model {
 	size_t nlibs;
 	struct gt_copy *copies;
 	size_t ncopies;
+	size_t *part_index;            /* the copies' parts lists, one after the other */
 	const char *ended_how;         /* "exit", "signal", "running" (still, on this host), "unknown" */
 	int ended_signal, ended_status;
 	bool stopped;                  /* ended by SIGINT, SIGTERM or SIGHUP: stopped from outside */

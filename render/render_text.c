@@ -2,6 +2,7 @@
  * then one line per CUDA library. A healthy process gets the lines alone. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "read/failed_load.h"
@@ -84,22 +85,61 @@ static bool same_json(json_t *a, json_t *b)
 	return a == b || (a && b && json_equal(a, b));
 }
 
-/* Two evidence items that say the same: the same words, the same places. */
-static bool same_evidence(json_t *a, json_t *b)
+/* Two evidence items say the same when they have the same words and the
+ * same places: the same key, their two values as canonical JSON ("" for a
+ * missing one, which no value dumps to). */
+static char *evidence_key(json_t *e)
 {
-	return same_json(json_object_get(a, "what"), json_object_get(b, "what")) &&
-	       same_json(json_object_get(a, "tried"), json_object_get(b, "tried"));
+	char *what = json_object_get(e, "what") ? json_dumps(json_object_get(e, "what"), JSON_ENCODE_ANY |
+							     JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	char *tried = json_object_get(e, "tried") ? json_dumps(json_object_get(e, "tried"), JSON_ENCODE_ANY |
+							       JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	size_t n = (what ? strlen(what) : 0) + (tried ? strlen(tried) : 0) + 2;
+	char *key = malloc(n);
+
+	if (!key)
+		abort();
+	snprintf(key, n, "%s\x1f%s", what ? what : "", tried ? tried : "");
+	free(what);
+	free(tried);
+	return key;
 }
 
-/* How many items of the evidence from index `from` on say the same as e:
- * a repeat is shown once, with its count. */
-static size_t count_same(json_t *evidence, size_t from, size_t to, json_t *e)
-{
-	size_t k, n = 0;
+struct keyed {
+	char *key;
+	size_t at;
+};
 
-	for (k = from; k < to; k++)
-		n += same_evidence(json_array_get(evidence, k), e);
-	return n;
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* For each item, the first item that says the same (itself for a first),
+ * and for a first how many say the same: by a sort of the items' keys, not
+ * a comparison of every pair with every other (issue 29: the evidence of
+ * 20,000 copies). first and times have n entries. */
+static void same_groups(json_t *evidence, size_t n, size_t *first, size_t *times)
+{
+	struct keyed *k = calloc(n ? n : 1, sizeof(*k));
+	size_t i, run;
+
+	if (!k)
+		abort();
+	for (i = 0; i < n; i++)
+		k[i] = (struct keyed){ evidence_key(json_array_get(evidence, i)), i };
+	qsort(k, n, sizeof(*k), by_key);
+	for (i = 0; i < n; i = run) {
+		for (run = i; run < n && strcmp(k[run].key, k[i].key) == 0; run++)
+			first[k[run].at] = k[i].at;
+		times[k[i].at] = run - i;
+	}
+	for (i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
 }
 
 /* Two evidence items alike but for one library: the same words but the
@@ -149,23 +189,25 @@ static bool alike(json_t *a, json_t *b, char *name, size_t cap)
  * one folder) as its first item and the others' names. */
 static void evidence_lines(FILE *f, json_t *evidence)
 {
-	size_t i, j, times, n = json_array_size(evidence);
+	size_t i, j, n = json_array_size(evidence);
+	size_t *first = calloc(n ? n : 1, sizeof(*first)), *times = calloc(n ? n : 1, sizeof(*times));
 	char name[512];
 	json_t *e;
 
+	if (!first || !times)
+		abort();
+	same_groups(evidence, n, first, times);
 	for (i = 0; i < n; i = j) {
 		e = json_array_get(evidence, i);
 		j = i + 1;
-		if (count_same(evidence, 0, i, e))
+		if (first[i] != i)
 			continue;
-		times = count_same(evidence, i, n, e);
 		fprintf(f, "           - %s", gt_printable(json_string_value(json_object_get(e, "what"))));
-		if (times > 1)
-			fprintf(f, " (%zu times)", times);
+		if (times[i] > 1)
+			fprintf(f, " (%zu times)", times[i]);
 		fputc('\n', f);
 		print_tried(f, json_object_get(e, "tried"));
-		while (j < n && alike(e, json_array_get(evidence, j), name, sizeof(name)) &&
-		       count_same(evidence, 0, j, json_array_get(evidence, j)) == 0)
+		while (j < n && alike(e, json_array_get(evidence, j), name, sizeof(name)) && first[j] == j)
 			j++;
 		if (j - i < 3) {
 			j = i + 1;
@@ -178,6 +220,8 @@ static void evidence_lines(FILE *f, json_t *evidence)
 		}
 		fputc('\n', f);
 	}
+	free(first);
+	free(times);
 }
 
 static void finding_lines(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)
@@ -244,20 +288,19 @@ static void print_libs(FILE *f, const struct gt_proc_model *m)
 	size_t i, k;
 
 	for (i = 0; i < m->nlibs; i++)
-		if (gt_model_copies_of(m, m->libs[i].fi.family) < 2)
+		if (m->copies[m->libs[i].copy].family_copies < 2)
 			print_lib(f, &m->libs[i], "    ");
 	for (k = 0; k < m->ncopies; k++) {
 		const struct gt_copy *c = &m->copies[k];
-		size_t n = gt_model_copies_of(m, c->family);
+		size_t n = (size_t)c->family_copies;
 
 		if (n < 2)
 			continue;
 		fprintf(f, "    %s copy %d of %zu, in %s%s%s; %s\n", c->family, c->number, n,
 			gt_printable(c->folder), c->users[0] ? ", used by " : "", gt_printable(c->users),
 			c->global ? "in the global scope" : c->ns ? "in its own namespace" : "private to its users");
-		for (i = 0; i < m->nlibs; i++)
-			if (m->libs[i].copy == k)
-				print_lib(f, &m->libs[i], "      ");
+		for (i = 0; i < c->nparts; i++)
+			print_lib(f, &m->libs[c->parts[i]], "      ");
 	}
 }
 

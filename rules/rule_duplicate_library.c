@@ -14,12 +14,13 @@
 /* The part that stands for a copy: its main library, else its first part. */
 static const struct gt_lib *face_of(const struct gt_proc_model *m, size_t copy)
 {
+	const struct gt_copy *c = &m->copies[copy];
 	size_t i;
 
-	for (i = 0; i < m->nlibs; i++)
-		if (m->libs[i].copy == copy && strcmp(m->libs[i].fi.component, m->libs[i].fi.family) == 0)
-			return &m->libs[i];
-	return &m->libs[m->copies[copy].first];
+	for (i = 0; i < c->nparts; i++)
+		if (strcmp(m->libs[c->parts[i]].fi.component, m->libs[c->parts[i]].fi.family) == 0)
+			return &m->libs[c->parts[i]];
+	return &m->libs[c->first];
 }
 
 /* The global copy whose symbols can bind calls of another copy of the same

@@ -6,6 +6,7 @@
  * field. Two complete copies side by side, each consistent, are not mixed:
  * that is duplicate-library. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/rules.h"
@@ -29,24 +30,43 @@ static const char *part_version(const struct gt_lib *l, char *out, size_t cap)
 
 /* A part of the copy: its own, or the graph library its front got by
  * SONAME from another copy (model.h, borrowed). */
-static bool part_of(const struct gt_proc_model *m, size_t copy, const struct gt_lib *l)
+/* The parts of a copy in load order, the one it borrowed at its place: *n of
+ * them (malloc'd). A copy's own list, not a walk of every library for every
+ * copy (issue 29: 20,000 copies). */
+static const struct gt_lib **parts_of(const struct gt_proc_model *m, size_t copy, size_t *n)
 {
-	return l->copy == copy || m->copies[copy].borrowed == l;
+	const struct gt_copy *c = &m->copies[copy];
+	const struct gt_lib **v = calloc(c->nparts + 1, sizeof(*v));
+	size_t i, k = 0;
+	bool placed = !c->borrowed;
+
+	if (!v)
+		abort();
+	for (i = 0; i < c->nparts; i++) {
+		if (!placed && c->borrowed < &m->libs[c->parts[i]]) {
+			v[k++] = c->borrowed;
+			placed = true;
+		}
+		v[k++] = &m->libs[c->parts[i]];
+	}
+	if (!placed)
+		v[k++] = c->borrowed;
+	*n = k;
+	return v;
 }
 
 /* The part whose version the others are held to: the copy's main library
  * when it states one, else its first part that does. */
 static const struct gt_lib *reference_part(const struct gt_proc_model *m, size_t copy)
 {
+	const struct gt_copy *c = &m->copies[copy];
 	const struct gt_lib *first = NULL;
 	char v[32];
 	size_t i;
 
-	for (i = 0; i < m->nlibs; i++) {
-		const struct gt_lib *l = &m->libs[i];
+	for (i = 0; i < c->nparts; i++) {  /* the reference is one of its own */
+		const struct gt_lib *l = &m->libs[c->parts[i]];
 
-		if (l->copy != copy)  /* the reference is one of its own */
-			continue;
 		part_version(l, v, sizeof(v));
 		if (!strchr(v, '.'))
 			continue;  /* a bare major says nothing here */
@@ -94,14 +114,15 @@ static size_t fix_clause(const struct gt_lib *l, bool borrowed, const char *dir,
 static void write_fix(const struct gt_proc_model *m, size_t copy, const char *ref, char *fix, size_t cap)
 {
 	char seen[8][1024], dir[1024];
-	size_t i, k, nseen = 0, len;
+	size_t i, k, n, nseen = 0, len;
+	const struct gt_lib **parts = parts_of(m, copy, &n);
 
 	len = (size_t)snprintf(fix, cap, "Load every part from one install (parts of one library must "
 				     "come from one release):");
-	for (i = 0; i < m->nlibs && len < cap; i++) {
-		const struct gt_lib *l = &m->libs[i];
+	for (i = 0; i < n && len < cap; i++) {
+		const struct gt_lib *l = parts[i];
 
-		if (!part_of(m, copy, l) || !odd_part(l, ref))
+		if (!odd_part(l, ref))
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		for (k = 0; k < nseen && strcmp(seen[k], dir) != 0; k++)
@@ -113,6 +134,7 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 		snprintf(seen[nseen++], sizeof(seen[0]), "%s", dir);
 		len += fix_clause(l, l->copy != copy, dir, fix + len, cap - len);
 	}
+	free(parts);
 	if (len < cap && fix[len - 1] == ';')
 		fix[len - 1] = '.';
 }
@@ -120,13 +142,15 @@ static void write_fix(const struct gt_proc_model *m, size_t copy, const char *re
 /* The same clauses as data, where they are a change of environment. */
 static void add_fix_data(struct gt_finding *f, const struct gt_proc_model *m, size_t copy, const char *ref)
 {
+	const struct gt_copy *c = &m->copies[copy];
 	char dir[1024];
 	size_t i;
 
-	for (i = 0; i < m->nlibs; i++) {
-		const struct gt_lib *l = &m->libs[i];
+	/* its own parts only: the fix of a borrowed one is the other copy's */
+	for (i = 0; i < c->nparts; i++) {
+		const struct gt_lib *l = &m->libs[c->parts[i]];
 
-		if (!part_of(m, copy, l) || !odd_part(l, ref) || l->copy != copy)
+		if (!odd_part(l, ref))
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
@@ -139,35 +163,36 @@ static void add_fix_data(struct gt_finding *f, const struct gt_proc_model *m, si
 static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_findings *out)
 {
 	const struct gt_copy *c = &m->copies[copy];
-	const struct gt_lib *refl = reference_part(m, copy);
+	const struct gt_lib *refl = reference_part(m, copy), **parts;
 	char ref[32], v[32], fix[4096];
 	const char *source;
 	struct gt_finding *f;
 	bool mixed = false;
-	size_t i;
+	size_t i, n;
 	json_t *e;
 
 	if (!refl)
 		return;
 	part_version(refl, ref, sizeof(ref));
-	for (i = 0; i < m->nlibs && !mixed; i++)
-		mixed = part_of(m, copy, &m->libs[i]) && odd_part(&m->libs[i], ref);
-	if (!mixed)
+	parts = parts_of(m, copy, &n);
+	for (i = 0; i < n && !mixed; i++)
+		mixed = odd_part(parts[i], ref);
+	if (!mixed) {
+		free(parts);
 		return;
+	}
 	write_fix(m, copy, ref, fix, sizeof(fix));
-	if (gt_model_copies_of(m, c->family) > 1)
+	if (c->family_copies > 1)
 		f = gt_finding_add(out, GT_F_MIXED_VERSIONS, GT_SEV_ERROR, m, fix,
 				   "%s parts of different versions in one copy (copy %d of %zu)", c->family,
-				   c->number, gt_model_copies_of(m, c->family));
+				   c->number, (size_t)c->family_copies);
 	else
 		f = gt_finding_add(out, GT_F_MIXED_VERSIONS, GT_SEV_ERROR, m, fix,
 				   "%s parts of different versions in one process", c->family);
 	add_fix_data(f, m, copy, ref);
-	for (i = 0; i < m->nlibs; i++) {
-		const struct gt_lib *l = &m->libs[i];
+	for (i = 0; i < n; i++) {
+		const struct gt_lib *l = parts[i];
 
-		if (!part_of(m, copy, l))
-			continue;
 		source = part_version(l, v, sizeof(v));
 		e = gt_evidence_add(f, "%s %s from %s [%s]%s%s%s", l->fi.component, v[0] ? v : "?",
 				    l->obj->path, l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?",
@@ -179,6 +204,7 @@ static void check_copy(const struct gt_proc_model *m, size_t copy, struct gt_fin
 		if (l->api_version[0])
 			gt_evidence_str(e, "api_version", l->api_version);
 	}
+	free(parts);
 }
 
 void rule_mixed_versions(const struct gt_proc_model *m, struct gt_findings *out)
