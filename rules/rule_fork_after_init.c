@@ -20,6 +20,47 @@
 	"with the 'spawn' or 'forkserver' method (multiprocessing.set_start_method(\"spawn\"), "       \
 	"DataLoader(multiprocessing_context=\"spawn\")), or initialise CUDA only in the children."
 
+/* How the child was started, as the fix names it: a child with one image
+ * was forked and ran no other program; in a Python process that is
+ * multiprocessing's "fork" start method (the default on Linux before
+ * Python 3.14, and what a DataLoader's workers use unless told otherwise). */
+static bool python_image(const struct gt_process *p)
+{
+	const char *base = p->exe ? strrchr(p->exe, '/') : NULL;
+
+	base = base ? base + 1 : p->exe;
+	return base && strncmp(base, "python", 6) == 0;
+}
+
+static void add_start_method(struct gt_finding *f, const struct gt_process *child, long pid)
+{
+	json_t *e;
+
+	if (python_image(child))
+		e = gt_evidence_add(f, "pid %ld was started by multiprocessing's 'fork' start method (forked "
+				    "from the Python process, no exec: the default on Linux before Python 3.14, "
+				    "and a DataLoader's unless its multiprocessing_context says otherwise)",
+				    pid);
+	else
+		e = gt_evidence_add(f, "pid %ld was forked and ran no other program (fork without exec)", pid);
+	gt_evidence_str(e, "start_method", "fork");
+	gt_evidence_int(e, "child_pid", pid);
+}
+
+/* How a process ended, for the evidence: "exited with status 1". */
+static void add_end(struct gt_finding *f, const struct gt_proc_model *m)
+{
+	json_t *e;
+
+	if (strcmp(m->ended_how, "exit") == 0) {
+		e = gt_evidence_add(f, "pid %ld exited with status %d", m->proc->pid, m->ended_status);
+		gt_evidence_int(e, "status", m->ended_status);
+	} else if (strcmp(m->ended_how, "signal") == 0) {
+		e = gt_evidence_add(f, "pid %ld was killed by signal %d", m->proc->pid, m->ended_signal);
+		gt_evidence_int(e, "signal", m->ended_signal);
+	}
+}
+
 static bool forked_after_cuda(const struct gt_process *p)
 {
 	return p->forked && p->images == 1 && p->parent_cuda;
@@ -84,6 +125,7 @@ static void failed_child_without_calls(const struct gt_proc_model *m, struct gt_
 	gt_evidence_int(e, "parent_pid", p->ppid);
 	e = gt_evidence_add(f, "the child exited with status %d", m->ended_status);
 	gt_evidence_int(e, "status", m->ended_status);
+	add_start_method(f, p, p->pid);
 }
 
 void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out)
@@ -114,6 +156,7 @@ void rule_fork_after_init(const struct gt_proc_model *m, struct gt_findings *out
 		gt_evidence_str(e, "fn", fn);
 		gt_evidence_int(e, "status", status);
 	}
+	add_start_method(f, p, p->pid);
 }
 
 /* The group holding pid on host, or NULL. */
@@ -154,6 +197,8 @@ void rule_fork_after_init_parents(struct gt_group *const *groups, size_t ngroups
 							"child that touches CUDA fails (\"Cannot re-initialize "
 							"CUDA in forked subprocess\")", child->members[k].pid,
 							p->parent_cuda), "child_pid", child->members[k].pid);
+			add_start_method(f, p, child->members[k].pid);
+			add_end(f, &parent->model);
 		}
 	}
 }

@@ -1099,6 +1099,16 @@ END_TEST
 
 /* ---- fork-after-init ---- */
 
+/* Does any evidence item of f say text? */
+static bool evidence_says(const struct gt_finding *f, const char *text)
+{
+	char *all = json_dumps(f->evidence, 0);
+	bool yes = all && strstr(all, text) != NULL;
+
+	free(all);
+	return yes;
+}
+
 #define FORK_HEADER                                                                        \
 	"{'ev':'header','format':'gputrace-trace','version':1,'source':'preload',"        \
 	"'pid':4243,'start_ticks':1000,'ppid':4242,'host':'node7','fork':true,"           \
@@ -1138,6 +1148,21 @@ START_TEST(test_fork_after_init)
 		    "{'ev':'end','t_us':9,'pid':4243,'via':'_exit','exit_status':1}", NULL);
 	f = must_find(&d, GT_F_FORK_AFTER_INIT, GT_SEV_WARNING);
 	ck_assert(fx_evidence_has(f, "parent_call", "cuInit"));
+	/* the start method is named: a Python image forked, no exec */
+	ck_assert(fx_evidence_has(f, "start_method", "fork"));
+	ck_assert(evidence_says(f, "multiprocessing's 'fork' start method"));
+	fx_free(&d);
+
+	/* a C program's fork is a fork, not multiprocessing's */
+	fx_diagnose(&d,
+		    "{'ev':'header','format':'gputrace-trace','version':1,'source':'preload',"
+		    "'pid':4243,'start_ticks':1000,'ppid':4242,'host':'node7','fork':true,"
+		    "'parent_cuda':'cuInit','image':'00000000000000a1','t_us':1700000000000000,"
+		    "'exe':'/opt/app/bin/server','argv':['server'],'env':{}}",
+		    CALL("cudnnCreate", 0, "CUDNN_STATUS_SUCCESS"), NULL);
+	f = must_find(&d, GT_F_FORK_AFTER_INIT, GT_SEV_WARNING);
+	ck_assert(fx_evidence_has(f, "start_method", "fork"));
+	ck_assert(!evidence_says(f, "multiprocessing"));
 	fx_free(&d);
 }
 END_TEST
