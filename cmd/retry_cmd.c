@@ -49,6 +49,7 @@ static const char *const loading_vars[] = {
 	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW",
 	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING",
 	"CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH", "GPUTRACE_DIR",
+	"BNB_CUDA_VERSION", "XLA_FLAGS", "TRITON_LIBCUDA_PATH", "NCCL_NET_PLUGIN",
 };
 #define NVARS (sizeof(loading_vars) / sizeof(loading_vars[0]))
 

@@ -27,6 +27,8 @@ static const char *const header_env[] = {
 	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW",
 	"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING",
 	"CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
+	/* variables that choose CUDA files (the report ties each to the file it chose) */
+	"BNB_CUDA_VERSION", "XLA_FLAGS", "TRITON_LIBCUDA_PATH", "NCCL_NET_PLUGIN",
 	"GPUTRACE_MODE",  /* how the command adapted the run to a checker (cmd/checkers.c) */
 #define GT_ENV_NAME(name) name,
 	GT_RANK_VARS(GT_ENV_NAME) GT_WORLD_SIZE_VARS(GT_ENV_NAME)

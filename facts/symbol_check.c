@@ -137,6 +137,18 @@ static char *good_copy(const struct gt_sym_obj *provider, const char *consumer, 
 	return found;
 }
 
+/* Does the provider define anything of the version node (its own
+ * symbol, the node's name, included)? */
+static bool defines_version(const struct gt_sym_obj *provider, const char *version)
+{
+	size_t i;
+
+	for (i = 0; i < provider->syms.ndefined; i++)
+		if (provider->syms.defined[i].version && strcmp(provider->syms.defined[i].version, version) == 0)
+			return true;
+	return false;
+}
+
 static void add_gap(struct gt_symbol_gap **gaps, size_t *ngaps, const struct host_symbol *u,
 		    const struct gt_sym_obj *consumer, const struct gt_sym_obj *provider, char *good)
 {
@@ -149,6 +161,7 @@ static void add_gap(struct gt_symbol_gap **gaps, size_t *ngaps, const struct hos
 	g->consumer = gt_xstrdup(consumer->path);
 	g->provider = gt_xstrdup(provider->path);
 	g->good_copy = good;
+	g->no_version_node = u->version && provider->syms.versioned && !defines_version(provider, u->version);
 }
 
 static bool is_cuda_name(const char *name)
@@ -213,7 +226,8 @@ size_t gt_symbol_gaps(const struct gt_sym_scope *scope, size_t consumer, const s
 		if (u->weak || scope_defines(scope, u->name, u->version))
 			continue;
 		if (u->version && u->file) {
-			p = is_cuda_name(u->file) ? provider_named(scope, u->file) : NULL;
+			/* A versioned reference names its file: proof for any provider. */
+			p = provider_named(scope, u->file);
 			if (p)
 				add_gap(gaps, ngaps, u, c, p, good_copy(p, c->path, u->name, u->version, env));
 		} else if (!u->version && (p = unversioned_provider(scope, c, u, env, &good)) != NULL) {
@@ -237,19 +251,23 @@ void gt_symbol_gaps_free(struct gt_symbol_gap *gaps, size_t n)
 	free(gaps);
 }
 
-/* Only a consumer that needs a CUDA library can miss a CUDA symbol (the
- * comparison blames nothing else): when none of them does, no symbol table
- * needs reading (a program of 300 plain libraries on paper). */
+/* Only a consumer that is a CUDA library or plug-in, or needs one, is
+ * judged (its versioned needs of any file, a CUDA library's unversioned
+ * ones): when none is, no symbol table needs reading (a program of 300
+ * plain libraries on paper). */
 static bool any_consumer_needs_cuda(const struct gt_sym_question *q)
 {
+	struct gt_family_info fi;
 	struct host_elf_info info;
 	bool yes = false;
 	size_t i, k;
 
 	for (i = 0; i < q->nconsumers && !yes; i++) {
-		if (q->consumers[i][0] == '/' && host_elf_read(q->consumers[i], &info))
+		memset(&info, 0, sizeof(info));
+		yes = gt_classify_any(q->consumers[i], &fi);
+		if (!yes && q->consumers[i][0] == '/' && host_elf_read(q->consumers[i], &info))
 			for (k = 0; k < info.nneeded && !yes; k++)
-				yes = is_cuda_name(info.needed[k]);
+				yes = gt_classify_any(info.needed[k], &fi);
 		host_elf_free(&info);
 	}
 	return yes;

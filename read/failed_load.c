@@ -179,9 +179,9 @@ static void free_load(struct gt_failed_load *fl)
 	free(fl->objects);
 }
 
-/* Only an object that needs a CUDA library can miss a CUDA symbol (the
- * comparison blames nothing else), and only one with a DT_NEEDED that was
- * not found lacks a dependency: other runs of closes are plain dlcloses, and
+/* Only a CUDA library, a plug-in or an object that needs one is judged (its
+ * versioned needs of any file, a CUDA library's unversioned ones), and only
+ * one with a DT_NEEDED that was not found lacks a dependency: other runs of closes are plain dlcloses, and
  * reading every symbol table of the scope for each would make a program that
  * loads and unloads a library in a loop quadratic. */
 static bool worth_judging(const struct gt_process *p, struct gt_host_facts *facts, unsigned long b)
@@ -195,8 +195,11 @@ static bool worth_judging(const struct gt_process *p, struct gt_host_facts *fact
 		if (p->objects[i].close_burst != b)
 			continue;
 		readable = gt_facts_elf(facts, p->objects[i].path, &info);
+		/* A CUDA library or plug-in itself (a TensorRT plug-in, libtorch_cuda.so),
+		 * or a consumer of one. */
+		worth = gt_classify_any(p->objects[i].path, &fi);
 		for (k = 0; readable && k < info.nneeded && !worth; k++)
-			worth = gt_classify(info.needed[k], &fi);
+			worth = gt_classify_any(info.needed[k], &fi);
 		host_elf_free(&info);
 		worth = worth || (readable && needed_not_found(p, facts, p->objects[i].path));
 	}

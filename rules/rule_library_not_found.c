@@ -372,6 +372,63 @@ static void driver_dev_name(const struct gt_proc_model *m, const struct gt_searc
 	requester_search_evidence(m, s, f);
 }
 
+/* The bitsandbytes folder the process looked in: where it searched for or
+ * loaded one of its libraries ("" if none). */
+static bool bitsandbytes_folder(const struct gt_process *p, char *out, size_t cap)
+{
+	const char *path = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nsearches && !path; i++)
+		if (p->searches[i].name && strstr(p->searches[i].name, "/bitsandbytes/libbitsandbytes_"))
+			path = p->searches[i].name;
+	for (i = 0; i < p->nobjects && !path; i++)
+		if (p->objects[i].path && strstr(p->objects[i].path, "/bitsandbytes/libbitsandbytes_"))
+			path = p->objects[i].path;
+	if (!path)
+		return false;
+	gt_folder_of(path, out, cap);
+	return out[0] != 0;
+}
+
+/* BNB_CUDA_VERSION=124 makes bitsandbytes load libbitsandbytes_cuda124.so
+ * from its folder, whatever CUDA torch runs (bitsandbytes#1559): a build
+ * that is not there is tested in Python before any dlopen, so the trace
+ * shows only the failed fallback (libbitsandbytes_cpu.so). The variable and
+ * the file it chose are the cause. */
+static void bnb_cuda_version(const struct gt_proc_model *m, bool failed, struct gt_findings *out)
+{
+	const char *v = gt_process_env(m->proc, "BNB_CUDA_VERSION");
+	char folder[4096], chosen[4096 + 64], pat[4096 + 64], fix[8192], builds[2048] = "", **files;
+	struct gt_finding *f;
+	size_t i, n;
+	json_t *e;
+
+	if (!failed || !v || !v[0] || strspn(v, "0123456789") != strlen(v) ||
+	    !bitsandbytes_folder(m->proc, folder, sizeof(folder)))
+		return;
+	snprintf(chosen, sizeof(chosen), "%s/libbitsandbytes_cuda%s.so", folder, v);
+	if (gt_facts_exists(m->facts, chosen))
+		return;
+	snprintf(pat, sizeof(pat), "%s/libbitsandbytes_cuda*.so", folder);
+	n = gt_facts_glob(m->facts, pat, false, &files);
+	for (i = 0; i < n; i++)
+		snprintf(builds + strlen(builds), sizeof(builds) - strlen(builds), "%s%s", i ? ", " : "",
+			 gt_base_name(files[i]));
+	snprintf(fix, sizeof(fix), "Unset BNB_CUDA_VERSION (bitsandbytes then takes the build for the CUDA torch "
+		 "runs)%s%s%s, or build bitsandbytes for CUDA %s.", n ? ", or set it to a build that is there (" : "",
+		 builds, n ? ")" : "", v);
+	f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR, m, fix,
+			   "libbitsandbytes_cuda%s.so: chosen by BNB_CUDA_VERSION=%s, not in %s", v, v, folder);
+	gt_fix_unset(f, "BNB_CUDA_VERSION");
+	e = gt_evidence_add(f, "BNB_CUDA_VERSION=%s names %s, which does not exist", v, chosen);
+	gt_evidence_str(e, "variable", "BNB_CUDA_VERSION");
+	gt_evidence_str(e, "path", chosen);
+	e = gt_evidence_add(f, "the builds in %s: %s", folder, n ? builds : "none");
+	gt_evidence_str(e, "folder", folder);
+	host_free_strings(files, n);
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -384,6 +441,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	size_t i;
 	json_t *e;
 
+	bnb_cuda_version(m, failed, out);
 	for (i = 0; i < p->nsearches; i++) {
 		const struct gt_search *s = &p->searches[i];
 

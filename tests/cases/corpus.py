@@ -384,7 +384,7 @@ def run_case(case, workroot, builder):
         build_layout(case, root, builder)
         cache = make_cache(case, root, work)
     except Exception as e:  # a broken case must fail loudly, not be skipped
-        res.update(ok=False, why="layout: %s" % e, got=[], errors=[])
+        res.update(ok=False, why="layout: %s" % e, got=[], errors=[], warnings=[])
         return res
     argv = case_argv(case, root)
     env = case_env(case, root)
@@ -401,7 +401,7 @@ def run_case(case, workroot, builder):
         report = json.loads(rep.stdout)
     except ValueError:
         res.update(ok=False, why="report --json exit %d: %s" % (rep.returncode, rep.stderr.decode(errors="replace")[-400:]),
-                   got=[], errors=[])
+                   got=[], errors=[], warnings=[])
         return res
     res["findings"] = report.get("findings", [])
     res["portable"] = report_elsewhere(report, root, outdir, env)
@@ -474,6 +474,7 @@ def judge(case, res):
     findings = res["findings"]
     res["got"] = sorted({"%s:%s" % (f["id"], f["severity"][0]) for f in findings})
     res["errors"] = [f for f in findings if f["severity"] == "error"]
+    res["warnings"] = [f for f in findings if f["severity"] == "warning"]
     if res.get("portable"):
         res.update(ok=False, why="the trace folder read elsewhere gives another report: " + res["portable"])
         return
@@ -492,6 +493,9 @@ def judge(case, res):
         elif res["errors"]:
             res.update(ok=False, why="false error: " + "; ".join(
                 "%s: %s" % (f["id"], f["summary"]) for f in res["errors"]))
+        elif case.get("clean") and res["warnings"]:
+            res.update(ok=False, why="a clean layout got a warning: " + "; ".join(
+                "%s: %s" % (f["id"], f["summary"]) for f in res["warnings"]))
         else:
             res.update(ok=True, why="")
         return
@@ -562,10 +566,12 @@ def table(results):
     repro = [r for r in results if r["kind"] == "reproduction"]
     healthy = [r for r in results if r["kind"] == "healthy"]
     false_err = sum(1 for r in healthy if r["errors"])
-    lines.append("reproductions: %d of %d pass (%d known_miss); healthy layouts: %d of %d pass; "
-                 "false-error count: %d" % (
+    clean = sum(1 for r in healthy if r["ok"] and not r["errors"] and not r["warnings"])
+    lines.append("reproductions: %d of %d pass (%d known_miss); healthy layouts: %d of %d pass, %d with "
+                 "no error and no warning; false-error count: %d; whole corpus: %d of %d pass" % (
                      sum(r["ok"] for r in repro), len(repro), sum(1 for r in repro if r["known_miss"]),
-                     sum(r["ok"] for r in healthy), len(healthy), false_err))
+                     sum(r["ok"] for r in healthy), len(healthy), clean, false_err,
+                     sum(1 for r in results if r["ok"] and not r["known_miss"]), len(results)))
     return "\n".join(lines)
 
 
