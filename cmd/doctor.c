@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -143,6 +144,56 @@ static void scan_host(struct doctor *d)
 	host_scan_run(&d->scan, NULL, 0);
 	gt_scan_judge(&d->scan, &d->scan_findings);
 	d->scanned = true;
+}
+
+/* A Python environment at prefix that has torch, whose interpreter is not
+ * the one asked (issue 30: on the H200 torch is in a venv, python3 on PATH
+ * is the system's): its bin/python in out. */
+static bool torch_python_at(const char *prefix, const char *asked, char *out, size_t cap)
+{
+	char pat[PATH_MAX + 64];
+	glob_t g;
+	bool has;
+
+	snprintf(pat, sizeof(pat), "%s/lib/python3*/site-packages/torch/__init__.py", prefix);
+	has = glob(pat, GLOB_NOSORT, NULL, &g) == 0;
+	globfree(&g);
+	if ((size_t)snprintf(out, cap, "%s/bin/python", prefix) >= cap || !has || access(out, X_OK) != 0)
+		return false;
+	/* by name, not by the file it links to: a venv's python is the system's
+	 * binary, and its environment is where it sits */
+	return !asked || strcmp(out, asked) != 0;
+}
+
+/* Where torch is, when the interpreter asked cannot import it: the
+ * environment the process was started in (VIRTUAL_ENV, CONDA_PREFIX), then
+ * the Python environments the scan found CUDA wheels in (.../lib/python3.X/
+ * site-packages/nvidia/...). Empty when none has torch. */
+static void find_torch_python(struct doctor *d, char *out, size_t cap)
+{
+	static const char *const vars[] = { "VIRTUAL_ENV", "CONDA_PREFIX", NULL };
+	const char *asked = d->env.python_path[0] ? d->env.python_path : NULL;
+	char prefix[PATH_MAX];
+	const char *lib;
+	size_t i;
+	int k;
+
+	out[0] = 0;
+	for (k = 0; vars[k]; k++)
+		if (getenv(vars[k]) && *getenv(vars[k]) && torch_python_at(getenv(vars[k]), asked, out, cap))
+			return;
+	scan_host(d);
+	for (i = 0; i < d->scan.ncopies; i++) {
+		const char *path = d->scan.copies[i].path;
+
+		lib = strstr(path, "/lib/python3");
+		if (!lib || !strstr(lib, "/site-packages/") || (size_t)(lib - path) >= sizeof(prefix))
+			continue;
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(lib - path), path);
+		if (torch_python_at(prefix, asked, out, cap))
+			return;
+	}
+	out[0] = 0;
 }
 
 /* A probe that died is a failed step of its own: the steps after it never ran. */
@@ -289,7 +340,7 @@ static void insert_first(struct doctor_probe *r, const struct doctor_step *s)
  * PATH. */
 static void run_framework(struct doctor *d)
 {
-	char script[PATH_MAX], python[PATH_MAX], detail[PATH_MAX + 320], *out = NULL;
+	char script[PATH_MAX], python[PATH_MAX], detail[2 * PATH_MAX + 600], *out = NULL;
 	char *argv[] = { python, script, NULL };
 	struct doctor_probe fw;
 	int i;
@@ -303,8 +354,9 @@ static void run_framework(struct doctor *d)
 	}
 	snprintf(python, sizeof(python), "%s", d->env.python_path);
 	if (!d->env.imports_torch) {
-		snprintf(detail, sizeof(detail), "framework checks skipped: %s cannot import torch (%s)", python,
-			 d->env.torch_error);
+		find_torch_python(d, d->torch_python, sizeof(d->torch_python));
+		snprintf(detail, sizeof(detail), "framework checks skipped: %s cannot import torch (%s)%s%s", python,
+			 d->env.torch_error, d->torch_python[0] ? "; torch is in " : "", d->torch_python);
 		add_step(d, "torch_import", "skipped", detail);
 		return;
 	}

@@ -48,6 +48,7 @@ struct doctor {
 	struct host_scan scan;
 	struct gt_findings scan_findings;  /* the scan judged (rules/scan_rules.h) */
 	int framework_status;     /* -1: the framework steps did not run */
+	char torch_python[PATH_MAX];  /* when the interpreter asked has no torch: one that has */
 	bool have_report;
 	struct gt_report report;  /* of the doctor's traces, when have_report */
 };

@@ -3,15 +3,19 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "cmd/doctor.h"
 #include "cmd/launch.h"
 #include "common/xalloc.h"
+#include "render/fold.h"
 #include "render/printable.h"
 #include "render/render.h"
 
@@ -20,12 +24,19 @@
 #define GREEN "\033[32m"
 #define RESET "\033[0m"
 
+/* The text output (issue 30): what a newcomer needs first comes first. On
+ * a terminal each step shows on one line of standard error as it finishes,
+ * with a spinner while the next one runs, and the line goes when the
+ * doctor is done; then standard output gets the verdict and the first
+ * failing layer with its cause, the steps, the environment block, all
+ * folded to 100 columns. Without a terminal nothing is shown before. */
+
 /* A step's status word, red when it failed and green when ok. */
-static void print_status(const char *status, bool color)
+static void print_status(FILE *f, const char *status, bool color)
 {
 	const char *c = !color ? "" : strcmp(status, "FAILED") == 0 ? RED : strcmp(status, "ok") == 0 ? GREEN : "";
 
-	printf("  %s%-8s%s ", c, gt_printable(status), *c ? RESET : "");
+	fprintf(f, "  %s%-8s%s ", c, gt_printable(status), *c ? RESET : "");
 }
 
 static const char *or_none(const char *s, const char *none)
@@ -33,83 +44,178 @@ static const char *or_none(const char *s, const char *none)
 	return *s ? gt_printable(s) : none;
 }
 
-/* The block users paste into issues, and the first line; printed before
- * any step runs. */
-static void print_env(const struct doctor_env *e, void *data)
-{
-	const struct doctor *d = *(const struct doctor *const *)data;
-	int k;
-
-	printf("gputrace doctor: the GPU chain, layer by layer (traces in %s)\n", gt_printable(d->dir));
-	printf("  OS            %s\n", or_none(e->os, "unknown (no /etc/os-release)"));
-	printf("  kernel        %s\n", or_none(e->kernel, "unknown"));
-	printf("  glibc         %s\n", or_none(e->glibc, "unknown"));
-	printf("  driver        %s\n", or_none(e->driver, "none visible (no /proc/driver/nvidia/version)"));
-	printf("  CUDA toolkit  %s\n", or_none(e->cuda_toolkit, "none (no CUDA_HOME, no /usr/local/cuda)"));
-	printf("  Python        %s\n", or_none(e->python, "none (no python3 on PATH)"));
-	/* Before the framework checks ran, a CUDA build's cuDNN is not known yet
-	 * (it takes torch imported): the checks' torch_cudnn step says it. */
-	for (k = 0; k < e->nframeworks; k++)
-		printf("  %-13s %s, CUDA %s%s%s\n", e->frameworks[k].name, gt_printable(e->frameworks[k].version),
-		       or_none(e->frameworks[k].cuda, "none (CPU-only build)"),
-		       e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ? ", cuDNN " : "",
-		       e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ?
-		       or_none(e->frameworks[k].cudnn, "none") : "");
-	if (e->python[0] && !e->imports_torch)
-		printf("  framework checks skipped: %s cannot import torch (%s)\n", gt_printable(e->python_path),
-		       gt_printable(e->torch_error));
-	fflush(stdout);
-}
-
 struct stream {
 	const struct doctor *d;  /* first: print_env reads it */
 	bool color;
+	bool live;               /* standard error is a terminal: the progress line */
+	struct gt_fold env, steps;
 };
 
-/* Each step's line as the step finishes (flushed: a step can take seconds). */
-static void print_step(const struct doctor_step *s, void *data)
-{
-	const struct stream *st = data;
+/* ---- the progress line, on a terminal only */
 
-	if (!s) {
-		printf("  again, on the copies the scan found:\n");
-	} else {
-		print_status(s->status, st->color);
-		printf("%-9s %-18s %9.1f ms  %s\n", cmd_doctor_layer_of(s->name), gt_printable(s->name), s->ms,
-		       gt_printable(s->detail));
-	}
-	fflush(stdout);
+static const char spinner[] = "|/-\\";
+static volatile sig_atomic_t spin;
+
+/* Turns the spinner at the start of the progress line (write(2) only: a
+ * signal handler). */
+static void turn_spinner(int sig)
+{
+	char buf[4] = { '\r', ' ', ' ', 0 };
+
+	(void)sig;
+	buf[3] = spinner[spin++ % 4];
+	if (write(STDERR_FILENO, buf, sizeof(buf)) < 0)
+		return;
 }
 
-/* What follows the steps: the libraries tested, notes, the verdict. */
-static void print_text(struct doctor *d, const struct gt_report *rep, bool color)
+static void progress(const struct stream *st, const char *what)
 {
-	const char *layer = cmd_doctor_first_failing_layer(&d->probe);
-	size_t i, shown = 0;
+	if (!st->live)
+		return;
+	fprintf(stderr, "\r\033[K  %c %s", spinner[spin % 4], what);
+	fflush(stderr);
+}
+
+static void progress_start(struct stream *st)
+{
+	struct itimerval every = { { 0, 150000 }, { 0, 150000 } };
+	struct sigaction sa;
+
+	if (!st->live)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = turn_spinner;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+	progress(st, "gputrace doctor: reading the environment ...");
+}
+
+static void progress_end(const struct stream *st)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	if (!st->live)
+		return;
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+/* ---- what is gathered as it comes */
+
+/* The block users paste into issues. */
+static void print_env(const struct doctor_env *e, void *data)
+{
+	struct stream *st = data;
+	FILE *f = st->env.mem;
 	int k;
 
-	for (k = 0; k < d->probe.nlibs; k++)
-		printf("  tested %-8s %s\n", gt_printable(d->probe.libs[k][0]), gt_printable(d->probe.libs[k][1]));
-	for (k = 0; k < d->ntested; k++)
-		printf("  note: %s\n", gt_printable(d->tested_note[k]));
-	if (!layer) {
-		printf("all steps ran.\n");
-	} else {
-		printf("\nthe first layer that fails: %s\n", layer);
-		for (i = 0; rep && i < rep->findings.n; i++)
-			if (rep->findings.v[i].severity >= GT_SEV_WARNING) {
-				gt_render_finding(stdout, rep, &rep->findings.v[i], color);
-				shown++;
-			}
-		if (!shown)
-			printf("  (the traces show no cause; the step's own message is above)\n");
+	fprintf(f, "environment (traces in %s):\n", gt_printable(st->d->dir));
+	fprintf(f, "  OS            %s\n", or_none(e->os, "unknown (no /etc/os-release)"));
+	fprintf(f, "  kernel        %s\n", or_none(e->kernel, "unknown"));
+	fprintf(f, "  glibc         %s\n", or_none(e->glibc, "unknown"));
+	fprintf(f, "  driver        %s\n", or_none(e->driver, "none visible (no /proc/driver/nvidia/version)"));
+	fprintf(f, "  CUDA toolkit  %s\n", or_none(e->cuda_toolkit, "none (no CUDA_HOME, no /usr/local/cuda)"));
+	fprintf(f, "  Python        %s\n", or_none(e->python, "none (no python3 on PATH)"));
+	/* Before the framework checks ran, a CUDA build's cuDNN is not known yet
+	 * (it takes torch imported): the checks' torch_cudnn step says it. */
+	for (k = 0; k < e->nframeworks; k++)
+		fprintf(f, "  %-13s %s, CUDA %s%s%s\n", e->frameworks[k].name, gt_printable(e->frameworks[k].version),
+			or_none(e->frameworks[k].cuda, "none (CPU-only build)"),
+			e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ? ", cuDNN " : "",
+			e->frameworks[k].cudnn_known || !e->frameworks[k].cuda[0] ?
+			or_none(e->frameworks[k].cudnn, "none") : "");
+	if (e->python[0] && !e->imports_torch)
+		fprintf(f, "  framework checks skipped: %s cannot import torch (%s)\n", gt_printable(e->python_path),
+			gt_printable(e->torch_error));
+	progress(st, "gputrace doctor: checking the driver ...");
+}
+
+/* Each step's line as the step finishes. */
+static void print_step(const struct doctor_step *s, void *data)
+{
+	struct stream *st = data;
+	char line[600];
+
+	if (!s) {
+		fprintf(st->steps.mem, "  again, on the copies the scan found:\n");
+		return;
 	}
+	print_status(st->steps.mem, s->status, st->color);
+	fprintf(st->steps.mem, "%-9s %-18s %9.1f ms  %s\n", cmd_doctor_layer_of(s->name), gt_printable(s->name),
+		s->ms, gt_printable(s->detail));
+	snprintf(line, sizeof(line), "%-8s %-9s %-18s (then the next step ...)", s->status,
+		 cmd_doctor_layer_of(s->name), s->name);
+	progress(st, gt_printable(line));
+}
+
+/* ---- the output, once every step ran */
+
+static const struct doctor_step *first_failed_step(const struct doctor_probe *r)
+{
+	int k;
+
+	for (k = 0; k < r->nsteps; k++)
+		if (strcmp(r->steps[k].status, "FAILED") == 0)
+			return &r->steps[k];
+	return NULL;
+}
+
+/* The verdict, then the first failing layer and its cause. */
+static void print_verdict(FILE *f, struct doctor *d, const struct gt_report *rep, bool color)
+{
+	const char *layer = cmd_doctor_first_failing_layer(&d->probe);
+	const struct doctor_step *s = first_failed_step(&d->probe);
+	size_t i, shown = 0;
+
+	if (!layer)
+		fprintf(f, "gputrace doctor: the GPU chain, layer by layer: all steps ran.\n");
+	else
+		fprintf(f, "gputrace doctor: the GPU chain, layer by layer: FAILED at the %s layer (%s: %s)\n",
+			layer, s ? s->name : "?", s ? gt_printable(s->detail) : "?");
+	if (d->torch_python[0])
+		fprintf(f, "  %s cannot import torch, and %s can: gputrace doctor --python %s\n",
+			gt_printable(d->env.python_path), gt_printable(d->torch_python), gt_printable(d->torch_python));
+	if (!layer)
+		return;
+	fprintf(f, "the first layer that fails: %s\n", layer);
+	for (i = 0; rep && i < rep->findings.n; i++)
+		if (rep->findings.v[i].severity >= GT_SEV_WARNING) {
+			gt_render_finding(f, rep, &rep->findings.v[i], color);
+			shown++;
+		}
+	if (!shown)
+		fprintf(f, "  (the traces show no cause; the step's own message is below)\n");
+}
+
+/* The steps, the libraries tested, notes; the environment; the scan. */
+static void print_text(struct stream *st, struct doctor *d, const struct gt_report *rep)
+{
+	struct gt_fold out;
+	FILE *f = gt_fold_open(&out);
+	size_t i;
+	int k;
+
+	print_verdict(f, d, rep, st->color);
+	fclose(st->steps.mem);
+	fprintf(f, "\nsteps:\n%s", st->steps.buf ? st->steps.buf : "");
+	free(st->steps.buf);
+	for (k = 0; k < d->probe.nlibs; k++)
+		fprintf(f, "  tested %-8s %s\n", gt_printable(d->probe.libs[k][0]), gt_printable(d->probe.libs[k][1]));
+	for (k = 0; k < d->ntested; k++)
+		fprintf(f, "  note: %s\n", gt_printable(d->tested_note[k]));
+	fclose(st->env.mem);
+	fprintf(f, "\n%s", st->env.buf ? st->env.buf : "");
+	free(st->env.buf);
 	if (d->scanned) {
 		for (i = 0; i < d->scan_findings.n && i < 8; i++)
 			if (d->scan_findings.v[i].severity >= GT_SEV_WARNING)
-				printf("%sscan: %s: %s\n", i ? "" : "\n", gt_finding_name(d->scan_findings.v[i].id),
-				       gt_printable(d->scan_findings.v[i].summary));
+				fprintf(f, "%sscan: %s: %s\n", i ? "" : "\n", gt_finding_name(d->scan_findings.v[i].id),
+					gt_printable(d->scan_findings.v[i].summary));
 	}
+	gt_fold_close(&out, stdout);
 }
 
 static json_t *str_or_null(const char *s)
@@ -151,6 +257,8 @@ static void print_json(struct doctor *d, const struct gt_report *rep)
 	json_object_set_new(o, "version", json_integer(1));
 	json_object_set_new(o, "traces", json_string(d->dir));
 	json_object_set_new(o, "environment", env_json(&d->env));
+	/* added (issue 30): the interpreter that has torch, when the one asked has not */
+	json_object_set_new(o, "torch_python", str_or_null(d->torch_python));
 	for (k = 0; k < d->probe.nsteps; k++) {
 		const struct doctor_step *s = &d->probe.steps[k];
 		json_t *x = json_object();
@@ -210,7 +318,7 @@ int cmd_doctor_main(int argc, char **argv)
 	char python[PATH_MAX];
 	const char *interp = NULL;
 	struct stream st;
-	bool json = false;
+	bool json = false, ok;
 	int c, status;
 
 	optind = 1;
@@ -238,14 +346,27 @@ int cmd_doctor_main(int argc, char **argv)
 	}
 	d = gt_xcalloc(1, sizeof(*d));
 	d->python = interp;
+	memset(&st, 0, sizeof(st));
 	st.d = d;
 	st.color = cmd_color_on(color, stdout);
-	if (!json) {  /* the text streams: the block and each step as it comes */
+	st.live = !json && isatty(STDERR_FILENO);
+	if (!json) {  /* the text: gathered as it comes, printed verdict first */
+		gt_fold_open(&st.env);
+		gt_fold_open(&st.steps);
 		d->on_env = print_env;
 		d->on_step = print_step;
 		d->on_step_data = &st;
+		progress_start(&st);
 	}
-	if (!cmd_doctor_run(d)) {
+	ok = cmd_doctor_run(d);
+	progress_end(&st);
+	if (!ok) {
+		if (!json) {
+			fclose(st.env.mem);
+			fclose(st.steps.mem);
+			free(st.env.buf);
+			free(st.steps.buf);
+		}
 		cmd_doctor_free(d);
 		free(d);
 		return 2;
@@ -253,7 +374,7 @@ int cmd_doctor_main(int argc, char **argv)
 	if (json)
 		print_json(d, d->have_report ? &d->report : NULL);
 	else
-		print_text(d, d->have_report ? &d->report : NULL, cmd_color_on(color, stdout));
+		print_text(&st, d, d->have_report ? &d->report : NULL);
 	status = cmd_doctor_first_failing_layer(&d->probe) ? 1 : 0;
 	cmd_doctor_free(d);
 	free(d);

@@ -246,27 +246,27 @@ class TextOutput(unittest.TestCase):
     """The text as users read and paste it (issue 16): the environment block
     first, then each step's line as the step finishes."""
 
-    def test_environment_block_and_streamed_steps(self):
+    def test_environment_block_after_the_verdict(self):
+        """Verdict first, then the steps, then the block users paste (issue 30:
+        on a terminal the steps show on stderr as they run, test_newcomer)."""
         env = dict(os.environ, **FAKES, LD_LIBRARY_PATH=os.path.join(FIX, "driver"),
                    FAKE_TORCH_CUDART=FAKES["GPUTRACE_PROBE_CUDART"], FAKE_TORCH_CUDNN=FAKES["GPUTRACE_PROBE_CUDNN"])
-        p = subprocess.Popen([GPUTRACE, "doctor", "--python", PYTHONS["slow_framework"]], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        arrived = []
-        for line in p.stdout:
-            arrived.append((time.monotonic(), line.decode()))
-        end = time.monotonic()
-        self.assertEqual(p.wait(), 0, "".join(l for _, l in arrived))
-        text = [l for _, l in arrived]
-        block = text[1:7]
+        p = subprocess.run([GPUTRACE, "doctor", "--python", PYTHONS["slow_framework"]], env=env,
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(p.stderr, b"", "no progress line without a terminal")
+        text = p.stdout.decode().splitlines(True)
+        self.assertEqual(text[0], "gputrace doctor: the GPU chain, layer by layer: all steps ran.\n")
+        start = next(i for i, l in enumerate(text) if l.startswith("environment (traces in "))
+        block = text[start + 1:start + 7]
         self.assertEqual([l.split()[0] for l in block], ["OS", "kernel", "glibc", "driver", "CUDA", "Python"], text)
         self.assertIn(platform.release(), block[1])
         self.assertIn(os.confstr("CS_GNU_LIBC_VERSION").split()[-1], block[2])
-        self.assertTrue(any(l.startswith("  torch ") and "CUDA 13.0" in l for l in text[7:9]), text)
-        (when,) = [t for t, l in arrived if " cudnn_create " in l]
-        # the probe's last step was on the terminal while the framework checks still ran
-        self.assertGreater(end - when, 2.0, text)
+        self.assertTrue(any(l.startswith("  torch ") and "CUDA 13.0" in l for l in text[start + 7:start + 9]), text)
         self.assertLess(text.index(next(l for l in text if "driver_module" in l)),
                         text.index(next(l for l in text if "driver_load" in l)))
+        self.assertLess(text.index(next(l for l in text if " cudnn_create " in l)), start)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -10,6 +10,8 @@
   and retry prints it once it has verified the fix;
 - a job of N ranks that left fewer traces is reported (missing-ranks); a
   pyenv shim's helper processes are one line, not "41 processes";
+- the doctor shows its steps as they run on a terminal, puts the verdict and the
+  first failing layer first, and names the interpreter that has torch;
 - a man page for every subcommand, its synopsis the options of its --help;
 - -o DIR never overwrites a report.txt the user had; the README's jq recipes
   read the traces of processes killed as they ran (NUL-padded tails);
@@ -482,6 +484,78 @@ class ManPages(unittest.TestCase):
             p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", os.path.join(MAN, page)],
                                capture_output=True, text=True)
             self.assertEqual(p.stderr, "", page)
+
+
+NO_TORCH_PY = """#!/bin/sh
+# python3 without its site-packages: it cannot import torch
+exec /usr/bin/python3 -S "$@"
+"""
+
+
+class Doctor(Case):
+    def interpreter(self, folder, name="python3", text=NO_TORCH_PY):
+        path = os.path.join(folder, name)
+        os.makedirs(folder, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+        return path
+
+    def test_verdict_and_first_failing_layer_on_the_first_screen(self):
+        py = self.interpreter(self.tmp())
+        r = self.gt("doctor", "--color=never", "--python", py, env={"LD_LIBRARY_PATH": ""})
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        text = r.stdout.decode()
+        first = text.splitlines()[:24]
+        self.assertTrue(first[0].startswith("gputrace doctor: the GPU chain, layer by layer: "), first)
+        if r.returncode == 1:
+            self.assertIn("FAILED at the ", first[0])
+            self.assertTrue([l for l in first if l.startswith("the first layer that fails: ")], first)
+        self.assertEqual(too_wide(text), [], text)
+        self.assertEqual(r.stderr, b"", "no progress line without a terminal")
+
+    def test_names_the_interpreter_that_has_torch(self):
+        base = self.tmp()
+        venv = os.path.join(base, "venv")
+        os.makedirs(os.path.join(venv, "lib/python3.11/site-packages/torch"))
+        open(os.path.join(venv, "lib/python3.11/site-packages/torch/__init__.py"), "w").close()
+        good = self.interpreter(os.path.join(venv, "bin"), "python")
+        py = self.interpreter(os.path.join(base, "sys"))
+        r = self.gt("doctor", "--color=never", "--python", py, env={"VIRTUAL_ENV": venv, "LD_LIBRARY_PATH": ""})
+        text = r.stdout.decode()
+        head = " ".join(" ".join(text.splitlines()[:6]).split())
+        self.assertIn("%s cannot import torch, and %s can: gputrace doctor --python %s" % (py, good, good), head)
+        j = json.loads(self.gt("doctor", "--json", "--python", py,
+                               env={"VIRTUAL_ENV": venv, "LD_LIBRARY_PATH": ""}).stdout)
+        self.assertEqual(j["torch_python"], good)
+        # the interpreter asked has torch's folder too: nothing to name
+        j = json.loads(self.gt("doctor", "--json", "--python", good,
+                               env={"VIRTUAL_ENV": venv, "LD_LIBRARY_PATH": ""}).stdout)
+        self.assertIsNone(j["torch_python"])
+
+    def test_steps_show_on_a_terminal_as_they_run(self):
+        import pty
+        py = self.interpreter(self.tmp())
+        master, slave = pty.openpty()
+        p = subprocess.Popen([GPUTRACE, "doctor", "--color=never", "--python", py], stdout=subprocess.PIPE,
+                             stderr=slave, stdin=subprocess.DEVNULL, env=clean_env({"LD_LIBRARY_PATH": ""}))
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        out = p.communicate(timeout=120)[0]
+        os.close(master)
+        self.assertIn(b"gputrace doctor: reading the environment", seen)
+        self.assertIn(b"driver_load", seen, "each step on the progress line as it finishes")
+        self.assertIn(b"cudnn_create", seen)
+        self.assertTrue(seen.endswith(b"\r\x1b[K"), "the progress line is gone at the end: %r" % seen[-40:])
+        self.assertTrue(out.startswith(b"gputrace doctor: the GPU chain, layer by layer: "), out[:200])
 
 
 if __name__ == "__main__":
