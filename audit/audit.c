@@ -390,7 +390,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
 	if (!active)
 		goto out;
-	loaded_index_add(map, lmid);
+	loaded_index_add(map, lmid, cur.seq ? cur.name : NULL);
 	no_search_opened(map, lmid);
 	hand_over_if_peer(map);
 	if (!trace_ready())
@@ -482,6 +482,8 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 		if (no_search_conclude(write_no_search))
 			write_no_search_cut();
 	}
+	if (active && flag == LA_ACT_CONSISTENT)
+		loaded_index_forget_closed();
 	if (active && !exiting && flag == LA_ACT_CONSISTENT)
 		note_startup_once(cookie ? (const struct link_map *)*cookie : NULL);
 	self_add(t0);

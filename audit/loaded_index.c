@@ -20,6 +20,8 @@ struct loaded_obj {
 	dev_t dev;
 	ino_t ino;
 	bool has_file;                /* stat'ed, and its file is in by_file */
+	bool closing;                 /* la_objclose came: gone at the next consistent state */
+	uint64_t asked;               /* hash of the bare name a search found it by, 0: none */
 };
 
 static struct loaded_obj *objs;
@@ -111,11 +113,22 @@ static bool make_room(void)
 	return true;
 }
 
-void loaded_index_add(const struct link_map *map, Lmid_t lmid)
+/* FNV-1a, never 0 (0 says "none"). */
+static uint64_t hash_name(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked)
 {
 	if (!map || !make_room())
 		return;
-	objs[n_objs] = (struct loaded_obj){ .map = map, .lmid = lmid };
+	objs[n_objs] = (struct loaded_obj){ .map = map, .lmid = lmid,
+					    .asked = asked && !strchr(asked, '/') ? hash_name(asked) : 0 };
 	put(by_map, hash_map(map), n_objs);
 	n_objs++;
 }
@@ -133,12 +146,38 @@ static struct loaded_obj *entry_of(const struct link_map *map)
 	return NULL;
 }
 
+bool loaded_index_asked_as(const struct link_map *map, const char *name)
+{
+	const struct loaded_obj *o = entry_of(map);
+
+	return o && o->asked && o->asked == hash_name(name);
+}
+
+static uint32_t n_closing;
+
+/* Still found until the unload is over: glibc calls la_objclose before
+ * la_activity(LA_ACT_DELETE), where a search still open is ended, and the
+ * object is in the link map until then. */
 void loaded_index_remove(const struct link_map *map)
 {
 	struct loaded_obj *o = entry_of(map);
 
-	if (o)
-		o->map = NULL;
+	if (o && !o->closing) {
+		o->closing = true;
+		n_closing++;
+	}
+}
+
+void loaded_index_forget_closed(void)
+{
+	uint32_t i;
+
+	for (i = 0; n_closing && i < n_objs; i++)
+		if (objs[i].closing && objs[i].map) {
+			objs[i].map = NULL;
+			n_closing--;
+		}
+	n_closing = 0;
 }
 
 /* Each object mapped since the last question, stat'ed once. */

@@ -10,11 +10,20 @@
 #define GPUTRACE_AUDIT_LOADED_INDEX_H
 
 #include <link.h>
+#include <stdbool.h>
 
-/* la_objopen: map is loaded in namespace lmid. */
-void loaded_index_add(const struct link_map *map, Lmid_t lmid);
-/* la_objclose: map is gone (its address may be reused by a later object). */
+/* la_objopen: map is loaded in namespace lmid; asked is the bare name a
+ * search asked for and found it by (the loader then knows the object by
+ * that name too), or NULL. */
+void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked);
+/* Was map found by a search that asked for exactly name (a hash of it)? */
+bool loaded_index_asked_as(const struct link_map *map, const char *name);
+/* la_objclose: map is going; it is still found until
+ * loaded_index_forget_closed (its address may be reused by a later object). */
 void loaded_index_remove(const struct link_map *map);
+/* la_activity(LA_ACT_CONSISTENT), after the open search was ended: the
+ * objects closed since are gone. */
+void loaded_index_forget_closed(void);
 /* The loaded object of requester's namespace that is the file at path (by
  * device and inode), or NULL. Only objects named by an absolute path count,
  * as for the loader. requester NULL: none. */

@@ -6,6 +6,7 @@
  * namespace, in link-map order, named so or with that SONAME. */
 #define _GNU_SOURCE
 #include "audit/no_search.h"
+#include "audit/loaded_index.h"
 
 #include <elf.h>
 #include <stdbool.h>
@@ -111,14 +112,17 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The loader's match (_dl_name_match_p, then the SONAME): its path, the name
- * it was asked for (the file name a search appended to a folder), its SONAME. */
+/* The loader's match (_dl_name_match_p, then the SONAME): its path, the
+ * bare name a search found it by, its SONAME. An object loaded by path is
+ * not known by its file name alone. */
 static bool answers_to(const struct link_map *m, const char *name)
 {
 	const char *soname;
 
-	if (m->l_name && m->l_name[0] &&
-	    (strcmp(m->l_name, name) == 0 || (!strchr(name, '/') && strcmp(base_name(m->l_name), name) == 0)))
+	if (m->l_name && m->l_name[0] && strcmp(m->l_name, name) == 0)
+		return true;
+	if (!strchr(name, '/') && m->l_name && strcmp(base_name(m->l_name), name) == 0 &&
+	    loaded_index_asked_as(m, name))
 		return true;
 	soname = no_search_soname(m);
 	return soname && strcmp(soname, name) == 0;
