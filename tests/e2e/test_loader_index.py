@@ -29,6 +29,13 @@ def in_thread():
     ctypes.CDLL("liblzma.so.5")
 t = threading.Thread(target=in_thread)
 t.start(); t.join()
+# a second thread after the first ended: glibc gives it the first one's
+# cached stack, and its thread-local cache must start empty all the same
+def in_second_thread():
+    ids["second"] = threading.get_native_id()
+    ctypes.CDLL("libbz2.so.1")
+t = threading.Thread(target=in_second_thread)
+t.start(); t.join()
 pid = os.fork()
 if pid == 0:
     ctypes.CDLL("libuuid.so.1")
@@ -72,7 +79,7 @@ def conclusion(trace, seq):
 @unittest.skipUnless(os.access(PY, os.X_OK), "needs Debian's /usr/bin/python3")
 class ThreadIds(unittest.TestCase):
     def test_each_search_has_its_threads_id(self):
-        for lib in ("libbz2.so.1.0", "liblzma.so.5", "libuuid.so.1"):
+        for lib in ("libbz2.so.1.0", "libbz2.so.1", "liblzma.so.5", "libuuid.so.1"):
             if not os.path.exists(os.path.join(LIBDIR, lib)):
                 self.skipTest("needs %s" % lib)
         run = run_traced([PY, "-c", THREADS_AND_FORK])
@@ -87,6 +94,8 @@ class ThreadIds(unittest.TestCase):
         parent = parent[0]
         self.assertEqual({s["tid"] for s in searches_named(parent, "libbz2.so.1.0")}, {ids["main"]})
         self.assertEqual({s["tid"] for s in searches_named(parent, "liblzma.so.5")}, {ids["thread"]})
+        self.assertNotEqual(ids["second"], ids["thread"])
+        self.assertEqual({s["tid"] for s in searches_named(parent, "libbz2.so.1")}, {ids["second"]})
         child_searches = searches_named(child, "libuuid.so.1")
         self.assertTrue(child_searches, "the child's dlopen is in its trace")
         self.assertEqual({s["tid"] for s in child_searches}, {ids["child"]})
