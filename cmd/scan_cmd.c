@@ -248,6 +248,8 @@ int cmd_scan_main(int argc, char **argv)
 	 * folder took 16 ms of 18); ROOTs still get their listing */
 	if (consumer && argc == optind)
 		host_scan_cache_only(&s);
+	else if (arch_arg)  /* every file with device code or CUDA needs is judged */
+		host_scan_run_with_consumers(&s, roots, argc - optind);
 	else
 		host_scan_run(&s, roots, argc - optind);
 	if (ask)
@@ -284,6 +286,9 @@ int cmd_scan_main(int argc, char **argv)
 		gt_render_scan_text(stdout, &s, &findings, fr, for_from, want_arch, cmd_color_on(color, stdout));
 	if (!status)
 		status = gt_scan_status(&findings);
+	/* a file that carries device code and none of it runs there: as an error */
+	if (!status && want_arch && gt_scan_arch_cannot(want_arch))
+		status = 1;
 	if (want_arch)
 		gt_scan_arch_free(want_arch);
 	host_scan_for_free(fr);

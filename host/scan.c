@@ -202,6 +202,49 @@ void host_scan_ask(struct host_scan *s, const char *helper, int timeout_ms)
 	}
 }
 
+/* Does the ELF file carry device code or need a CUDA library? */
+static bool uses_cuda(const struct host_elf_info *elf)
+{
+	struct gt_family_info fi;
+	size_t k;
+
+	if (elf->has_fatbin)
+		return true;
+	for (k = 0; k < elf->nneeded; k++)
+		if (gt_classify_any(elf->needed[k], &fi))
+			return true;
+	return false;
+}
+
+/* A shared object that is no CUDA library: kept as a consumer when it carries
+ * device code, needs a CUDA library or is a CUDA plug-in by name. */
+static void add_consumer(struct host_scan *s, const char *path, const char *where)
+{
+	struct host_copy c = { 0 };
+	char real[PATH_MAX];
+	size_t i;
+
+	if (!realpath(path, real))
+		return;
+	for (i = 0; i < s->nconsumers; i++)
+		if (strcmp(s->consumers[i].real_path, real) == 0)
+			return;
+	if (!host_elf_read(real, &c.elf) || !(gt_classify_any(path, &c.fi) || uses_cuda(&c.elf))) {
+		host_elf_free(&c.elf);
+		return;
+	}
+	if (!c.fi.family) {
+		c.fi.family = "consumer";
+		snprintf(c.fi.component, sizeof(c.fi.component), "%s", strrchr(real, '/') + 1);
+	}
+	c.path = strdup(path);
+	c.real_path = strdup(real);
+	c.where = where;
+	c.version_source = "none";
+	s->consumers = gt_xrealloc(s->consumers, (s->nconsumers + 1) * sizeof(*s->consumers));
+	s->consumers[s->nconsumers++] = c;
+}
+
 static void add_copy(struct host_scan *s, const char *path, const char *where)
 {
 	struct gt_family_info fi;
@@ -209,7 +252,12 @@ static void add_copy(struct host_scan *s, const char *path, const char *where)
 	char real[PATH_MAX];
 	bool broken;
 
-	if (!gt_classify(path, &fi) || seen_copy(s, path))
+	if (!gt_classify(path, &fi)) {
+		if (s->want_consumers)
+			add_consumer(s, path, where);
+		return;
+	}
+	if (seen_copy(s, path))
 		return;
 	s->copies = gt_xrealloc(s->copies, (s->ncopies + 1) * sizeof(*s->copies));
 	c = &s->copies[s->ncopies++];
@@ -293,6 +341,8 @@ static void walk(struct walker *w, const char *dir, const char *where, int depth
 			continue;
 		if (strncmp(e->d_name, "lib", 3) == 0 && strstr(e->d_name, ".so"))
 			add_copy(w->s, path, where);
+		else if (w->s->want_consumers && strstr(e->d_name, ".so") && !is_dir_entry(dir, e))
+			add_consumer(w->s, path, where);  /* xla_cuda_plugin.so, _C.cpython-312-*.so */
 		else if (depth > 0 && is_dir_entry(dir, e))
 			walk(w, path, where, depth - 1);
 	}
@@ -549,7 +599,7 @@ static void read_kernel_driver(struct host_scan *s)
 		s->kmod[0] = 0;
 }
 
-void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
+static void scan_run(struct host_scan *s, char *const *roots, int nroots, bool consumers)
 {
 	struct walker *w = calloc(1, sizeof(*w));
 	int i;
@@ -557,6 +607,7 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	if (!w)
 		abort();
 	memset(s, 0, sizeof(*s));
+	s->want_consumers = consumers;
 	w->s = s;
 	if (nroots == 0) {
 		scan_usual_places(s, w);
@@ -577,6 +628,16 @@ void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
 	mark_cached(s);
 	fill_packages(s);
 	read_kernel_driver(s);
+}
+
+void host_scan_run(struct host_scan *s, char *const *roots, int nroots)
+{
+	scan_run(s, roots, nroots, false);
+}
+
+void host_scan_run_with_consumers(struct host_scan *s, char *const *roots, int nroots)
+{
+	scan_run(s, roots, nroots, true);
 }
 
 void host_scan_cache_only(struct host_scan *s)
@@ -609,6 +670,12 @@ void host_scan_free(struct host_scan *s)
 		free(s->copies[i].links);
 		host_elf_free(&s->copies[i].elf);
 	}
+	for (i = 0; i < s->nconsumers; i++) {
+		free(s->consumers[i].path);
+		free(s->consumers[i].real_path);
+		host_elf_free(&s->consumers[i].elf);
+	}
+	free(s->consumers);
 	for (i = 0; i < s->nproblems; i++)
 		free(s->problems[i]);
 	free(s->problems);

@@ -48,6 +48,13 @@ struct host_scan {
 	size_t nproblems;
 	char kmod[64];            /* the NVIDIA kernel module's version, "" if none is visible */
 	char gpus[512];           /* the GPUs' models, ", " between */
+	/* With consumers (scan --arch): every other shared object of the walked
+	 * folders that carries CUDA device code (a .nv_fatbin section), needs a
+	 * CUDA library (DT_NEEDED) or is a framework's CUDA plug-in by name
+	 * (libtorch_cuda.so, a bitsandbytes build, xla_cuda_plugin.so). */
+	bool want_consumers;
+	struct host_copy *consumers;
+	size_t nconsumers;
 };
 
 /* "ld.so.cache", "LD_LIBRARY_PATH", "ld.so.conf" for the loader's places;
@@ -56,6 +63,8 @@ const char *host_where_label(const char *where);
 
 /* Scans the usual places (roots == NULL) or the given roots. */
 void host_scan_run(struct host_scan *s, char *const *roots, int nroots);
+/* The same, and also the CUDA consumers of the walked folders (consumers). */
+void host_scan_run_with_consumers(struct host_scan *s, char *const *roots, int nroots);
 /* Reads only the ld.so.cache (all that scan --for needs of the host). */
 void host_scan_cache_only(struct host_scan *s);
 void host_scan_free(struct host_scan *s);

@@ -80,9 +80,10 @@ void gt_scan_arch_judge(const struct host_scan *s, int major, int minor, struct 
 	snprintf(out->name, sizeof(out->name), "sm_%d%d", major, minor);
 	out->major = major;
 	out->minor = minor;
-	out->files = gt_xcalloc(s->ncopies ? s->ncopies : 1, sizeof(*out->files));
-	for (i = 0; i < s->ncopies; i++) {
-		const struct host_copy *c = &s->copies[i];
+	out->files = gt_xcalloc(s->ncopies + s->nconsumers + 1, sizeof(*out->files));
+	for (i = 0; i < s->ncopies + s->nconsumers; i++) {
+		/* the CUDA libraries, then the files that use CUDA (libtorch_cuda.so) */
+		const struct host_copy *c = i < s->ncopies ? &s->copies[i] : &s->consumers[i - s->ncopies];
 		struct gt_arch_file *x;
 
 		if (!c->real_path || c->stub)  /* a broken link has no file; a stub no code */
@@ -98,6 +99,15 @@ void gt_scan_arch_judge(const struct host_scan *s, int major, int minor, struct 
 	for (i = 0; i < out->nfiles; i++)
 		judge_file(&out->files[i], major, minor);
 	qsort(out->files, out->nfiles, sizeof(*out->files), by_verdict);
+}
+
+size_t gt_scan_arch_cannot(const struct gt_scan_arch *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nfiles; i++)
+		n += a->files[i].verdict == GT_ARCH_CANNOT;
+	return n;
 }
 
 void gt_scan_arch_free(struct gt_scan_arch *a)

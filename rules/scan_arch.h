@@ -39,6 +39,8 @@ struct gt_scan_arch {
  * gt_scan_arch_free. */
 void gt_scan_arch_judge(const struct host_scan *s, int major, int minor, struct gt_scan_arch *out);
 void gt_scan_arch_free(struct gt_scan_arch *a);
+/* How many files carry device code of which none runs there (GT_ARCH_CANNOT). */
+size_t gt_scan_arch_cannot(const struct gt_scan_arch *a);
 /* "sass", "jit", "none", "no_code", "unknown" (the JSON's words). */
 const char *gt_arch_verdict_name(enum gt_arch_verdict v);
 

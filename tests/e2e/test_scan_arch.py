@@ -46,7 +46,7 @@ def fits(a):
 class ScanArch(unittest.TestCase):
     def test_sm90_each_kind(self):
         rc, a = arch_json("sm_90", LIBS)
-        self.assertEqual(rc, 0)
+        self.assertEqual(rc, 1, "libcublas.so.13 cannot run on sm_90: the scan fails")
         self.assertEqual((a["arch"], a["compute_capability"]), ("sm_90", "9.0"))
         f = fits(a)
         self.assertEqual((f["libcusparse.so.12"]["fit"], f["libcusparse.so.12"]["via"]), ("sass", "sm_90"))
@@ -78,7 +78,7 @@ class ScanArch(unittest.TestCase):
 
     def test_text(self):
         p = scan("--arch", "sm_90", LIBS)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)
         lines = p.stdout.splitlines()
         self.assertTrue(lines[0].startswith("gputrace scan: 5 CUDA library files"), lines[0])
         self.assertIn("on paper, for sm_90 (compute capability 9.0): 3 files with device code: 1 runs as SASS, "
@@ -91,6 +91,33 @@ class ScanArch(unittest.TestCase):
         self.assertIn("sm_90 runs as it is (carries sm_80, sm_90)", by_name["libcusparse.so.12"])
         self.assertNotIn("libcudart", p.stdout.split("\n", 1)[1])
         self.assertNotIn("libcurand", p.stdout)
+
+    def test_exit_zero_when_everything_runs(self):
+        rc, a = arch_json("sm_86", LIBS)
+        self.assertEqual((rc, a["counts"]["none"]), (0, 0))
+
+    def test_files_that_use_cuda_are_judged(self):
+        """Issue 28: not only CUDA library names. A framework's plug-in
+        (libtorch_cuda.so), an extension module without the lib prefix and
+        a program library that only needs a CUDA library are judged; a plain
+        library is not."""
+        import shutil
+        import tempfile
+        root = tempfile.mkdtemp(prefix="gt-arch-")
+        self.addCleanup(shutil.rmtree, root)
+        lib = os.path.join(root, "site-packages", "torch", "lib")
+        os.makedirs(lib)
+        shutil.copy(os.path.join(LIBS, "libcublas.so.13"), os.path.join(lib, "libtorch_cuda.so"))
+        shutil.copy(os.path.join(LIBS, "libcusparse.so.12"), os.path.join(lib, "_C.cpython-311-x86_64-linux-gnu.so"))
+        shutil.copy("/lib/x86_64-linux-gnu/libz.so.1", os.path.join(lib, "libplain.so"))
+        rc, a = arch_json("sm_90", root)
+        f = fits(a)
+        self.assertEqual(rc, 1, "libtorch_cuda.so cannot run on sm_90")
+        self.assertEqual(f["libtorch_cuda.so"]["fit"], "none")
+        self.assertEqual(f["_C.cpython-311-x86_64-linux-gnu.so"]["fit"], "sass")
+        self.assertNotIn("libplain.so", f)
+        rc, a = arch_json("sm_80", root)
+        self.assertEqual((rc, fits(a)["libtorch_cuda.so"]["fit"]), (0, "sass"))
 
     def test_bad_arch(self):
         for bad in ("sm_9x", "sm_9", "9.x", "", "sm_", "ninety", "10.10"):
