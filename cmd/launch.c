@@ -384,10 +384,62 @@ static bool command_gets_own_group(void)
 	return true;
 }
 
-/* Runs argv with the current environment; returns its exit status. Prints a
- * shell-like message and returns 127/126 when it cannot be run. *pid and
- * *wstatus say which process it was and how it ended (pid 0: never ran). */
-static int run_command(const char *exe, char *const *argv, pid_t *child, int *wstatus_out)
+/* What the command's own process sets up between fork and exec: the
+ * caller's settings (cmd_launch_opts: environment, folder, stdout), then,
+ * when traced, the loader's variables and the trace folder. gputrace's own
+ * process keeps its environment, folder and file descriptors as they were. */
+struct child_setup {
+	const struct cmd_launch_opts *o;
+	const char *lib;          /* libgputrace.so, or NULL: run untraced */
+	const char *dir;          /* the trace folder */
+	const char *resolved;     /* the command's file, for the sanitizer checks, or NULL */
+};
+
+static bool set_loader_env(const char *lib);
+
+static void apply_env_edits(char *const *env)
+{
+	char name[256];
+	const char *eq;
+
+	for (; env && *env; env++) {
+		eq = strchr(*env, '=');
+		if (!eq) {
+			unsetenv(*env);
+			continue;
+		}
+		if ((size_t)(eq - *env) < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - *env), *env);
+			setenv(name, eq + 1, 1);
+		}
+	}
+}
+
+/* In the child: false (with a line on stderr) when it cannot be set up. */
+static bool setup_child(const struct child_setup *cs)
+{
+	const struct cmd_launch_opts *o = cs->o;
+
+	apply_env_edits(o->env);
+	if (o->cwd && chdir(o->cwd) != 0) {
+		fprintf(stderr, LOG_PREFIX "cannot go to %s: %s\n", o->cwd, strerror(errno));
+		return false;
+	}
+	if (o->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return false;
+	if (!cs->lib)
+		return true;
+	if (!set_loader_env(cs->lib) || setenv("GPUTRACE_DIR", cs->dir, 1) != 0)
+		return false;
+	cmd_checkers_adapt(cs->resolved, cs->lib, o->quiet);
+	return true;
+}
+
+/* Runs argv as cs sets it up; returns its exit status. Prints a shell-like
+ * message and returns 127/126 when it cannot be run. *pid and *wstatus say
+ * which process it was and how it ended (pid 0: never ran). */
+static int run_command(const struct child_setup *cs, const char *exe, char *const *argv, pid_t *child,
+		       int *wstatus_out)
 {
 	int pipefd[2], e = 0, wstatus;
 	pid_t pid, w, parent;
@@ -413,6 +465,8 @@ static int run_command(const char *exe, char *const *argv, pid_t *child, int *ws
 		if (own_group)
 			setpgid(0, 0);
 		tie_to_parent(parent);
+		if (!setup_child(cs))
+			_exit(CMD_EXIT_OWN_FAILURE);
 		exec_child(exe, argv, pipefd[1]);
 	}
 	/* Both sides set it, so that no signal can come before it is set. */
@@ -603,11 +657,7 @@ static bool set_loader_env(const char *lib)
 	char value[16384];
 	size_t i;
 
-	if (strpbrk(lib, ": \t")) {
-		fprintf(stderr, LOG_PREFIX "the path %s holds ':' or a space, which the loader "
-			"takes as a list separator; install gputrace elsewhere\n", lib);
-		return false;
-	}
+	/* (a path with ':' or a space is refused before the fork) */
 	for (i = 0; i < 2; i++) {
 		if (!cmd_prepend_path_list(value, sizeof(value), lib, getenv(vars[i])) ||
 		    setenv(vars[i], value, 1) != 0) {
@@ -926,8 +976,10 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	bool made_temp = false, had_traces;
 	pid_t child;
 
+	struct child_setup cs = { .o = o };
+
 	if (gt_disabled()) {
-		status = run_command(o->exe, o->argv, &child, &wstatus);
+		status = run_command(&cs, o->exe, o->argv, &child, &wstatus);
 		return passed_on(o, status, child, wstatus);
 	}
 	if (!cmd_find_library(lib, sizeof(lib), looked, sizeof(looked))) {
@@ -944,12 +996,17 @@ int cmd_launch_traced(const struct cmd_launch_opts *o)
 	if (o->out_dir && !o->append && !launched_as_rank() && refuse_old_traces(dir, o->out_dir))
 		return CMD_EXIT_OWN_FAILURE;
 	had_traces = count_traces(dir) > 0;
-	if (!set_loader_env(lib) || setenv("GPUTRACE_DIR", dir, 1) != 0)
+	if (strpbrk(lib, ": \t")) {
+		fprintf(stderr, LOG_PREFIX "the path %s holds ':' or a space, which the loader "
+			"takes as a list separator; install gputrace elsewhere\n", lib);
 		return CMD_EXIT_OWN_FAILURE;
-	cmd_checkers_adapt(err == 0 ? cmd : NULL, lib, o->quiet);
+	}
+	cs.lib = lib;
+	cs.dir = dir;
+	cs.resolved = err == 0 ? cmd : NULL;
 	if (o->dir_used)
 		snprintf(o->dir_used, o->dir_used_cap, "%s", dir);
-	status = run_command(o->exe, o->argv, &child, &wstatus);
+	status = run_command(&cs, o->exe, o->argv, &child, &wstatus);
 	record_reaped(dir, child, wstatus);
 	/* A folder of our own making that nothing was written to goes again
 	 * (the command could not be run, or was static). */

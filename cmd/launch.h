@@ -18,6 +18,12 @@ struct cmd_launch_opts {
 	char *dir_used;        /* if set, gets the trace folder (dir_used_cap bytes) */
 	size_t dir_used_cap;
 	int *killed_by;        /* if set, gets the signal that killed the command, else 0 */
+	/* What the command runs with, set in its own process after the fork:
+	 * gputrace never changes its own environment, folder or outputs (retry
+	 * runs a command several times from one process). */
+	char *const *env;      /* "NAME=value" to set, "NAME" to unset, in order; NULL-ended, or NULL */
+	const char *cwd;       /* its working folder, or NULL for gputrace's */
+	bool stdout_to_stderr; /* its stdout goes where gputrace's stderr goes */
 };
 
 /* Runs the command traced; returns the exit status gputrace must exit with

@@ -253,44 +253,29 @@ static json_t *user_env(const struct gt_process *p)
 	return env;
 }
 
-static void put_env(json_t *env)
+/* The recorded environment as the launcher's edits for the command's own
+ * process ("NAME=value", or "NAME" to unset): gputrace's own environment is
+ * never changed, so every run of a retry starts from the same. */
+static char **env_edits(json_t *env)
 {
+	char **edits = gt_xcalloc(NVARS, sizeof(*edits));
 	size_t i;
 
 	for (i = 0; i + 1 < NVARS; i++) {
 		const char *v = json_string_value(json_object_get(env, loading_vars[i]));
 
-		if (v)
-			setenv(loading_vars[i], v, 1);
-		else
-			unsetenv(loading_vars[i]);
+		edits[i] = v ? gt_xasprintf("%s=%s", loading_vars[i], v) : gt_xstrdup(loading_vars[i]);
 	}
+	return edits;
 }
 
-/* This process's own values, to put back after each run. */
-static json_t *own_env(void)
-{
-	json_t *env = json_object();
-	size_t i;
-
-	for (i = 0; i < NVARS; i++)
-		if (getenv(loading_vars[i]))
-			json_object_set_new(env, loading_vars[i], json_string(getenv(loading_vars[i])));
-	return env;
-}
-
-static void restore_env(json_t *env)
+static void free_edits(char **edits)
 {
 	size_t i;
 
-	for (i = 0; i < NVARS; i++) {
-		const char *v = json_string_value(json_object_get(env, loading_vars[i]));
-
-		if (v)
-			setenv(loading_vars[i], v, 1);
-		else
-			unsetenv(loading_vars[i]);
-	}
+	for (i = 0; edits && edits[i]; i++)
+		free(edits[i]);
+	free(edits);
 }
 
 /* The fix is applied for a run on this host: its folders are compared
@@ -580,12 +565,13 @@ static json_t *view_of(const char *dir, char *err, size_t cap)
 static int run_one(const struct plan *pl, const struct candidate *c, const char *parent, json_t *result,
 		   bool quiet)
 {
-	char folder[PATH_MAX + 32], exe[PATH_MAX], err[8192], desc[8192], back[PATH_MAX];
-	json_t *env = user_env(&pl->root), *saved = own_env(), *after;
+	char folder[PATH_MAX + 32], exe[PATH_MAX], err[8192], desc[8192], **edits;
+	json_t *env = user_env(&pl->root), *after;
+	struct stat st;
 	struct cmd_launch_opts lo = { 0 };
 	char **argv;
 	bool by_name;
-	int status, stdout_fd;
+	int status;
 
 	describe(c->fix, desc, sizeof(desc));
 	if (!apply_fix(c->fix, env)) {
@@ -598,49 +584,40 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 		json_object_set_new(result, "not_run", json_string("the recorded environment is so already"));
 		json_object_set_new(result, "helped", json_false());
 		json_decref(env);
-		json_decref(saved);
 		return 0;
 	}
-	if (!program(&pl->root, exe, sizeof(exe), &by_name, err, sizeof(err)) || !getcwd(back, sizeof(back))) {
+	if (!program(&pl->root, exe, sizeof(exe), &by_name, err, sizeof(err))) {
 		fprintf(stderr, WHO ": %s\n", gt_printable(err));
 		json_decref(env);
-		json_decref(saved);
 		return -1;
 	}
 	new_folder(parent, folder, sizeof(folder));
 	lo.out_dir = folder;
 	lo.quiet = true;
 	lo.exe = by_name ? NULL : exe;
-	put_env(env);
-	if (pl->root.cwd && chdir(pl->root.cwd) != 0) {
+	errno = 0;
+	if (pl->root.cwd && (stat(pl->root.cwd, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		fprintf(stderr, WHO ": cannot go to the recorded working folder %s: %s\n",
-			gt_printable(pl->root.cwd), strerror(errno));
-		restore_env(saved);
+			gt_printable(pl->root.cwd), strerror(errno ? errno : ENOTDIR));
 		json_decref(env);
-		json_decref(saved);
 		return -1;
 	}
+	/* the command's own process gets the folder, the variables and, with
+	 * --json, stdout on stderr (stdout is the one object): never this one */
+	edits = env_edits(env);
+	lo.env = edits;
+	lo.cwd = pl->root.cwd;
+	lo.stdout_to_stderr = quiet;
 	/* the trace's argv has a count, exec wants the NULL at its end */
 	argv = gt_xcalloc(pl->root.argc + 1, sizeof(*argv));
 	memcpy(argv, pl->root.argv, pl->root.argc * sizeof(*argv));
 	lo.argv = argv;
 	fflush(NULL);
-	/* --json: stdout is the one object; the command's own output goes to stderr */
-	stdout_fd = quiet ? dup(STDOUT_FILENO) : -1;
-	if (stdout_fd >= 0)
-		dup2(STDERR_FILENO, STDOUT_FILENO);
 	status = cmd_launch_traced(&lo);
 	fflush(NULL);
-	if (stdout_fd >= 0) {
-		dup2(stdout_fd, STDOUT_FILENO);
-		close(stdout_fd);
-	}
 	free(argv);
-	if (chdir(back) != 0)
-		fprintf(stderr, WHO ": cannot go back to %s: %s\n", gt_printable(back), strerror(errno));
-	restore_env(saved);
+	free_edits(edits);
 	json_decref(env);
-	json_decref(saved);
 	after = view_of(folder, err, sizeof(err));
 	if (!after) {
 		fprintf(stderr, WHO ": the run again left no diagnosis: %s\n", gt_printable(err));

@@ -233,6 +233,22 @@ class Retry(Case):
     def test_visible_device_that_is_not_there(self):
         self.check_gone([CUDA_OPS, "n"], dict(llp("driver"), CUDA_VISIBLE_DEVICES="7"), "no-device")
 
+    def test_the_run_gets_its_folder_and_gputrace_keeps_its_own(self):
+        """One launcher (issue 27): the command runs in the recorded folder with
+        the fixed environment, set in its own process; the gputrace process that
+        runs it (its parent) stays where it was started."""
+        ran_in, retry_in = self.tmp(), self.tmp()
+        script = 'printf "%s|%s\\n" "$PWD" "$(readlink /proc/$PPID/cwd)"; ' + fix("scenarios/sc_torchlike")
+        out = os.path.join(self.tmp(), "run")
+        r = subprocess.run([GPUTRACE, "-q", "-o", out, "--", "/bin/sh", "-c", script], cwd=ran_in,
+                           env=clean_env(MIXED[1]), capture_output=True, timeout=120)
+        self.assertIn("mixed-versions", self.ids(out), r.stderr)
+        r = subprocess.run([GPUTRACE, "retry", "--yes", "--fix", "mixed-versions", out], cwd=retry_in,
+                           env=clean_env(), capture_output=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        first = r.stdout.decode().splitlines()[0]
+        self.assertEqual(first, "%s|%s" % (os.path.realpath(ran_in), os.path.realpath(retry_in)))
+
     def test_text_names_what_went_and_the_exit_status(self):
         d = self.traced(*MIXED)
         r = gt("retry", "--yes", d)
