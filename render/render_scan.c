@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/fold.h"
 #include "render/render_scan.h"
 #include "render/printable.h"
 #include "common/trace_file.h"
@@ -223,9 +224,9 @@ static const char *for_verdict(const struct gt_findings *fs, size_t for_from)
 	return worst == GT_SEV_INFO ? "ok" : gt_severity_name(worst);
 }
 
-void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
-			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
-			 bool color)
+static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+		       const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
+		       bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
 	size_t i;
@@ -277,6 +278,17 @@ void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_fin
 			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		fprintf(f, "         fix: %s\n", gt_printable(x->fix));
 	}
+}
+
+/* Folded to 100 columns, paths without `..` (render/fold.h, issue 30). */
+void gt_render_scan_text(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			 const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
+			 bool color)
+{
+	struct gt_fold out;
+
+	scan_lines(gt_fold_open(&out), s, fs, fr, for_from, arch, color);
+	gt_fold_close(&out, f);
 }
 
 static json_t *copy_json(const struct host_copy *c)

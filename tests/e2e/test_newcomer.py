@@ -183,6 +183,15 @@ class TextFits(Case):
         self.assertTrue(said.splitlines()[0].endswith("0 errors, 0 warnings: all clear"), said)
         self.assertEqual(too_wide(said), [], said)
 
+    def test_scan_fits(self):
+        for args in ((fix("system"), fix("site-packages"), fix("cuda-13")),
+                     ("--for", fix("site-packages/torchlike/lib/libtorchlike_cuda.so"))):
+            r = self.gt("scan", "--color=never", *args)
+            text = r.stdout.decode()
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            self.assertEqual(too_wide(text), [], text)
+            self.assertNotIn("/../", text)
+
     def test_failed_run_without_cause_says_so(self):
         out = os.path.join(self.tmp(), "o")
         r = self.gt("-o", out, "--", os.path.join(PROGS, "load_and_die"), "exit1")
