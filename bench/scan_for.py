@@ -60,7 +60,7 @@ def main():
             ("ld.so (ldd's way)", lambda f: ([RTLD, f], trace_env)),
             ("ldd", lambda f: (["ldd", f], env))]
     for spec in a.also:
-        name, path = spec.split("=", 1)
+        name, path = spec.rsplit("=", 1)
         arms.append((name, lambda f, p=path: ([p, "scan", "--for", f, "--json"], env)))
     times = {n: {f: [] for f in files} for n, _ in arms}
     for rnd in range(a.rounds + 1):

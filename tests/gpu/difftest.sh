@@ -37,6 +37,16 @@ done
 env -u LD_LIBRARY_PATH -u LD_PRELOAD "$PY" tests/difftest/difftest.py --gputrace "$GT" \
 	--json "$OUT/difftest.json" "${TREES[@]}" > "$OUT/difftest.txt" 2>&1
 rc=$?
+# The CUDA judgement over the whole graph: torch's _C reaches libcudart only
+# through libtorch_python and libtorch_cuda (issue 33 item 1).
+C_EXT=$(ls "$SP"/torch/_C.cpython-*.so 2>/dev/null | head -1)
+if [ -n "$C_EXT" ]; then
+	env -u LD_LIBRARY_PATH -u LD_PRELOAD "$GT" scan --for "$C_EXT" > "$OUT/scan_for_C.txt" 2>&1
+	echo "scan --for $C_EXT: exit $?" >> "$OUT/scan_for_C.txt"
+	env -u LD_LIBRARY_PATH -u LD_PRELOAD "$GT" scan --for "$C_EXT" --json > "$OUT/scan_for_C.json" 2>/dev/null
+	grep -Eq 'libcudart\.so\.[0-9]+ -> ' "$OUT/scan_for_C.txt" && echo "_C reaches libcudart: yes" ||
+		{ echo "_C reaches libcudart: NO"; rc=1; }
+fi
 head -3 "$OUT/difftest.txt"
 grep -c '^DIFFERS' "$OUT/difftest.txt"
 tail -1 "$OUT/difftest.txt"
