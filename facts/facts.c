@@ -3,7 +3,7 @@
  * Every question is a key in a section of a JSON object: "real" (path ->
  * real path or null), "exists", "readable", "elf", "package", "framework",
  * "embedded", "fatbin", "glob", "search_path", "resolve", "symbol_gaps",
- * "symbol_at", "etc_preload". The same objects are what the facts file holds per host,
+ * "symbol_at", "etc_preload", "gpu_presence". The same objects are what the facts file holds per host,
  * so what was asked is what is written, and answering from the file is
  * decoding what asking would have encoded. */
 #define _GNU_SOURCE
@@ -728,6 +728,43 @@ const char *gt_facts_etc_preload(struct gt_host_facts *f)
 	const char *s = json_string_value(answer(f, "etc_preload", "/etc/ld.so.preload", ask_etc_preload, NULL));
 
 	return s ? s : "";
+}
+
+static json_t *ask_gpu_presence(struct gt_host_facts *f, const void *ctx)
+{
+	struct host_gpu_presence g;
+
+	(void)f;
+	(void)ctx;
+	host_gpu_presence_read(&g);
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:b, s:s, s:b, s:s, s:b}", "pci_dir", g.pci_dir, "npci", g.npci,
+			 "nvidia_pci", g.nvidia_pci, "kmod", g.kmod, "dev_ctl", g.dev_ctl, "has_ctl", g.has_ctl,
+			 "dev_gpu0", g.dev_gpu0, "has_gpu0", g.has_gpu0, "dev_dxg", g.dev_dxg, "has_dxg", g.has_dxg);
+}
+
+static void str_field(const json_t *o, const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", get_str(o, name) ? get_str(o, name) : "");
+}
+
+bool gt_facts_gpu_presence(struct gt_host_facts *f, struct host_gpu_presence *out)
+{
+	const json_t *o = answer(f, "gpu_presence", "host", ask_gpu_presence, NULL);
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(o))
+		return false;
+	str_field(o, "pci_dir", out->pci_dir, sizeof(out->pci_dir));
+	out->npci = (int)json_integer_value(json_object_get(o, "npci"));
+	str_field(o, "nvidia_pci", out->nvidia_pci, sizeof(out->nvidia_pci));
+	str_field(o, "kmod", out->kmod, sizeof(out->kmod));
+	str_field(o, "dev_ctl", out->dev_ctl, sizeof(out->dev_ctl));
+	str_field(o, "dev_gpu0", out->dev_gpu0, sizeof(out->dev_gpu0));
+	str_field(o, "dev_dxg", out->dev_dxg, sizeof(out->dev_dxg));
+	out->has_ctl = json_is_true(json_object_get(o, "has_ctl"));
+	out->has_gpu0 = json_is_true(json_object_get(o, "has_gpu0"));
+	out->has_dxg = json_is_true(json_object_get(o, "has_dxg"));
+	return true;
 }
 
 /* ---- sets, files ---- */

@@ -27,6 +27,7 @@
 #include "host/elf_info.h"
 #include "host/fatbin.h"
 #include "host/framework.h"
+#include "host/gpu_presence.h"
 #include "host/package.h"
 #include "host/resolve.h"
 
@@ -116,5 +117,9 @@ bool gt_facts_symbol_at(struct gt_host_facts *f, const char *path, unsigned long
 			unsigned long long *into);
 /* /etc/ld.so.preload's text ("" when there is none). */
 const char *gt_facts_etc_preload(struct gt_host_facts *f);
+/* Is there an NVIDIA GPU (PCI vendor 0x10de), a kernel module and the
+ * driver's device nodes (/dev/nvidiactl, /dev/nvidia0, WSL's /dev/dxg) on
+ * the traced host (host_gpu_presence_read)? False when not known. */
+bool gt_facts_gpu_presence(struct gt_host_facts *f, struct host_gpu_presence *out);
 
 #endif

@@ -9,6 +9,39 @@ static const char fix[] =
 	"the NVIDIA runtime (docker run --gpus all). If the driver is installed in a folder the "
 	"loader does not search, add that folder to /etc/ld.so.conf.d/ and run ldconfig.";
 
+/* What the traced host has of an NVIDIA GPU: "no GPU", "no driver" and "no
+ * device node" are three causes with three fixes (PCI vendor 0x10de, the
+ * kernel module, /dev/nvidia* or WSL's /dev/dxg). */
+static void presence_evidence(const struct gt_proc_model *m, struct gt_finding *f)
+{
+	struct host_gpu_presence g;
+	json_t *e;
+
+	if (!gt_facts_gpu_presence(m->facts, &g))
+		return;
+	if (g.has_dxg)
+		e = gt_evidence_add(f, "this host is WSL (%s exists): the driver comes from Windows, in "
+				    "/usr/lib/wsl/lib", g.dev_dxg);
+	else if (!g.nvidia_pci[0])
+		e = gt_evidence_add(f, "this host shows no NVIDIA GPU: none of the %d PCI devices in %s has vendor "
+				    "%s (a machine or container without a GPU)", g.npci, g.pci_dir,
+				    HOST_GPU_NVIDIA_VENDOR);
+	else if (!g.kmod[0])
+		e = gt_evidence_add(f, "an NVIDIA GPU is on the PCI bus (%s), but no NVIDIA kernel module is "
+				    "loaded: the driver is not installed", g.nvidia_pci);
+	else if (!g.has_ctl)
+		e = gt_evidence_add(f, "an NVIDIA GPU (%s) and kernel module %s are there, but %s is not: a "
+				    "container started without the GPU (docker run --gpus all)", g.nvidia_pci, g.kmod,
+				    g.dev_ctl);
+	else
+		e = gt_evidence_add(f, "an NVIDIA GPU (%s), kernel module %s and %s are there: only the "
+				    "user-space driver (libcuda.so.1) is missing or not on the loader's path",
+				    g.nvidia_pci, g.kmod, g.dev_ctl);
+	gt_evidence_str(e, "nvidia_pci", g.nvidia_pci);
+	gt_evidence_str(e, "kernel_module", g.kmod);
+	gt_evidence_str(e, "device_node", g.has_ctl ? g.dev_ctl : g.has_dxg ? g.dev_dxg : NULL);
+}
+
 void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -40,4 +73,5 @@ void rule_driver_missing(const struct gt_proc_model *m, struct gt_findings *out)
 		gt_evidence_int(e, "status", 35);
 		gt_evidence_str(e, "status_name", "cudaErrorInsufficientDriver");
 	}
+	presence_evidence(m, f);
 }
