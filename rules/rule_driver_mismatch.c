@@ -53,23 +53,54 @@ static void add_failed_calls(struct gt_finding *f, const struct gt_process *p)
 	}
 }
 
+/* The loader's own folders: never to be taken out of its configuration,
+ * whatever stale file they hold (issue 28). */
+static bool system_folder(const char *dir)
+{
+	static const char *const system[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
+					      "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+					      "/usr/lib/aarch64-linux-gnu", "/usr/local/lib", NULL };
+	int i;
+
+	for (i = 0; system[i]; i++)
+		if (strcmp(dir, system[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Where the stale file sits and what takes it away: a folder of
+ * LD_LIBRARY_PATH or of ld.so.conf.d is left out; a system folder stays,
+ * and its file is replaced by the package that matches the kernel module. */
+static void how_to_drop(const struct gt_lib *l, const char *dir, char *out, size_t cap)
+{
+	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
+		snprintf(out, cap, " (remove that folder from LD_LIBRARY_PATH)");
+	else if (l->found_by == GT_RULE_LD_SO_CACHE && system_folder(dir))
+		snprintf(out, cap, " (%s is the system's own library folder and stays in the loader's configuration: "
+			 "replace the file there, by reinstalling %s%s of the kernel module's release)", dir,
+			 l->has_package ? "the package " : "the driver's user-space package",
+			 l->has_package ? l->package.name : "");
+	else if (l->found_by == GT_RULE_LD_SO_CACHE)
+		snprintf(out, cap, " (remove that folder from /etc/ld.so.conf.d and run ldconfig)");
+	else
+		out[0] = 0;
+}
+
 static void report_library(const struct gt_proc_model *m, const struct gt_lib *l, const char *v,
 			   const char *reason, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
-	char fix[9216], mech[1024], dir[4096];
+	char fix[9216 + 4608], mech[1024], dir[4096], drop[4096 + 512];
 	struct gt_finding *f;
 	json_t *e;
 
 	gt_lib_mechanism(l, mech, sizeof(mech));
 	gt_folder_of(l->obj->path, dir, sizeof(dir));
+	how_to_drop(l, dir, drop, sizeof(drop));
 	snprintf(fix, sizeof(fix),
 		 "Load the host's %s, the kernel module's release %s: this one came from %s through %s%s. "
 		 "%s",
-		 l->fi.component[0] == 'c' ? "libcuda.so.1" : "libnvidia-ml.so.1", p->kmod, dir, mech,
-		 l->found_by == GT_RULE_LD_LIBRARY_PATH ? " (remove that folder from LD_LIBRARY_PATH)" :
-		 l->found_by == GT_RULE_LD_SO_CACHE ? " (remove that folder from /etc/ld.so.conf.d and run "
-						     "ldconfig)" : "",
+		 l->fi.component[0] == 'c' ? "libcuda.so.1" : "libnvidia-ml.so.1", p->kmod, dir, mech, drop,
 		 is_compat(l) ? "Forward compatibility only serves an older kernel driver with a newer "
 				"compat library, on data-center GPUs." :
 				"In a container, let the NVIDIA container runtime mount the host's driver "
