@@ -43,6 +43,56 @@ static bool expand(const struct gt_process *p, const char *pat, char *out, size_
 	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
 }
 
+/* A versioned file of name in folder: name.N..., or auditwheel's renamed
+ * copy (libnvrtc-672ee683.so.11.2 in torch/lib). */
+static bool versioned_in(const struct gt_proc_model *m, const char *folder, const char *name, char *out, size_t cap)
+{
+	char pat[4096 + 256], **files;
+	int form;
+	size_t n;
+	bool found = false;
+
+	for (form = 0; form < 2 && !found; form++) {
+		int len = form ? snprintf(pat, sizeof(pat), "%s/%.*s-????????.so.[0-9]*", folder,
+					  (int)(strlen(name) - 3), name) :
+				 snprintf(pat, sizeof(pat), "%s/%s.[0-9]*", folder, name);
+
+		if (len < 0 || (size_t)len >= sizeof(pat))
+			continue;
+		n = gt_facts_glob(m->facts, pat, false, &files);
+		found = n > 0 && (size_t)snprintf(out, cap, "%s", files[0]) < cap;
+		host_free_strings(files, n);
+	}
+	return found;
+}
+
+/* An unversioned development name (libnvrtc.so, libcuda.so's kin) that no
+ * wheel or runtime package ships, while the process's own install (its
+ * VIRTUAL_ENV, CONDA_PREFIX, CUDA_HOME, or the folders of the libraries it
+ * loaded) has the versioned file: cuDNN 8 asking for libnvrtc.so beside the
+ * nvrtc wheel's libnvrtc.so.11.2. The host's fixed folders are not taken:
+ * another toolkit's libnvrtc.so is another CUDA major. */
+static bool versioned_only(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
+{
+	static const char *const own[] = { "$VIRTUAL_ENV/lib/python3*/site-packages/nvidia/*/lib",
+					   "$CONDA_PREFIX/lib", "$CUDA_HOME/lib64", "$CUDA_HOME/lib", NULL };
+	char folder[4096];
+	size_t i;
+	int k;
+	bool found = false;
+
+	if (strchr(s->name, '/') || strlen(s->name) < 4 || strcmp(s->name + strlen(s->name) - 3, ".so") != 0)
+		return false;
+	for (k = 0; own[k] && !found; k++)
+		found = expand(m->proc, own[k], folder, sizeof(folder)) &&
+			versioned_in(m, folder, s->name, out, cap);
+	for (i = 0; i < m->nlibs && !found; i++) {
+		gt_folder_of(m->libs[i].obj->path, folder, sizeof(folder));
+		found = versioned_in(m, folder, s->name, out, cap);
+	}
+	return found;
+}
+
 /* A copy beside the library that asked: a requester without RUNPATH
  * $ORIGIN does not search its own folder (TensorRT since 8.4.1 dropped it,
  * so libnvinfer's dlopen of its builder resource misses the file next to it). */
@@ -433,11 +483,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 {
 	const struct gt_process *p = m->proc;
 	struct gt_family_info fi;
-	char copy[4096 + 256], fix[8192], dir[4096 + 256];
+	char copy[4096 + 256], fix[16384], dir[4096 + 256];
 	struct gt_finding *f;
 	bool elsewhere, needed, failed = gt_model_failed(m);
-	char why[8192 + 1024], other_path[4096];
-	bool other;
+	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
+	bool other, dev;
 	size_t i;
 	json_t *e;
 
@@ -457,9 +507,18 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		}
 		if (loaded_same_major(m, &fi))
 			continue;
-		elsewhere = copy_elsewhere(m, s, copy, sizeof(copy));
-		other = !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
-		if (elsewhere)
+		dev = !fi.version[0] && versioned_only(m, s, dev_target, sizeof(dev_target));
+		elsewhere = !dev && copy_elsewhere(m, s, copy, sizeof(copy));
+		other = !dev && !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
+		if (dev)
+			snprintf(fix, sizeof(fix),
+				 "%s asks for the unversioned name %s, a development link no wheel or runtime "
+				 "package ships; %s is the versioned file of the process's own install: make the "
+				 "link in a folder %s searches (its RUNPATH folder, or one on LD_LIBRARY_PATH): "
+				 "ln -s %s DIR/%s.", s->requester ? gt_base_name(s->requester) : "The program",
+				 s->name, dev_target, s->requester ? gt_base_name(s->requester) : "it", dev_target,
+				 s->name);
+		else if (elsewhere)
 			snprintf(fix, sizeof(fix),
 				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
 				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
@@ -506,6 +565,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		else if (!failed && !family_loaded(m, &fi))
 			gt_evidence_add(f, "the process succeeded and loaded nothing of %s: it may have "
 					"gone on without it (on the CPU)", fi.family);
+		if (dev) {
+			e = gt_evidence_add(f, "no file has the unversioned name; the process's own install has the "
+					    "versioned %s", dev_target);
+			gt_evidence_str(e, "path", dev_target);
+		}
 		if (other) {
 			e = gt_evidence_add(f, "only another major is here: %s (%s %d was asked for)",
 					    other_path, fi.family, gt_version_major(fi.version));
