@@ -12,6 +12,7 @@
   pyenv shim's helper processes are one line, not "41 processes";
 - the doctor shows its steps as they run on a terminal, puts the verdict and the
   first failing layer first, and names the interpreter that has torch;
+- doc/newcomer-session.txt, a tmux capture of the five commands, fits 100 columns;
 - a man page for every subcommand, its synopsis the options of its --help;
 - -o DIR never overwrites a report.txt the user had; the README's jq recipes
   read the traces of processes killed as they ran (NUL-padded tails);
@@ -565,6 +566,24 @@ class Doctor(Case):
         self.assertIn(b"cudnn_create", seen)
         self.assertTrue(seen.endswith(b"\r\x1b[K"), "the progress line is gone at the end: %r" % seen[-40:])
         self.assertTrue(out.startswith(b"gputrace doctor: the GPU chain, layer by layer: "), out[:200])
+
+
+class RecordedSession(unittest.TestCase):
+    """doc/newcomer-session.txt: tools/record-newcomer.sh's tmux capture of
+    gputrace CMD, report, scan, scan --for and doctor (capture-pane -J:
+    lines tmux wrapped are joined, so a line gputrace did not fold shows)."""
+
+    def test_five_commands_every_line_fits(self):
+        path = os.path.join(os.path.dirname(__file__), "..", "..", "doc", "newcomer-session.txt")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        commands = [l[2:] for l in lines if l.startswith("$ ") and l[2:].strip()]
+        self.assertEqual([c.split()[:2] for c in commands],
+                         [["gputrace", "-o"], ["gputrace", "report"], ["gputrace", "scan"],
+                          ["gputrace", "scan"], ["gputrace", "doctor"]])
+        self.assertIn("--for", commands[3])
+        self.assertEqual([l for l in lines if len(l) > 100], [])
+        self.assertTrue(any(l.startswith("gputrace doctor: the GPU chain, layer by layer: ") for l in lines))
 
 
 if __name__ == "__main__":
