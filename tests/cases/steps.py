@@ -8,6 +8,8 @@ failed.  argv[1] is a JSON list of steps:
   {"probe": H, "name": NAME, "sym": SYMBOL}        H's gt_probe: dlopen(NAME) from inside H, then dlsym
   {"sym": H, "name": SYMBOL}                       dlsym on a loaded handle
   {"print": TEXT}
+  {"fork_pool": [STEPS]}                           the call steps in a multiprocessing Pool worker
+                                                   started by fork; a failing one fails here
 
 A failing step prints its "fail" text (with {err}, {rc}, {out}, {maj}, {min},
 {patch} filled in) and exits with "exit" (default 1), or aborts when "abort"
@@ -39,8 +41,28 @@ def fail(step, **kw):
     sys.exit(step.get("exit", 1))
 
 
+handles = {}
+
+
+def call_rc(step):
+    h, fn = step["call"].split(".", 1)
+    args = [ctypes.c_void_p(a) if a is None else a for a in step.get("args", [])]
+    out = ctypes.c_int(0)
+    if step.get("ptr"):
+        args.append(ctypes.byref(out))
+    return getattr(handles[h], fn)(*args), out.value
+
+
+def worker_steps(steps):
+    """In a forked worker: the call steps; the first failing one's text, else None."""
+    for step in steps:
+        rc, out = call_rc(step)
+        if rc != step.get("expect", 0):
+            return step.get("fail", "{rc}").replace("{rc}", str(rc)).replace("{out}", str(out))
+    return None
+
+
 def main():
-    handles = {}
     for step in json.loads(sys.argv[1]):
         if "open" in step:
             mode = ctypes.RTLD_GLOBAL if step.get("global") else ctypes.RTLD_LOCAL
@@ -49,16 +71,17 @@ def main():
             except OSError as e:
                 fail(step, err=e)
         elif "call" in step:
-            h, fn = step["call"].split(".", 1)
-            args = [ctypes.c_void_p(a) if a is None else a for a in step.get("args", [])]
-            out = ctypes.c_int(0)
-            if step.get("ptr"):
-                args.append(ctypes.byref(out))
-            rc = getattr(handles[h], fn)(*args)
+            rc, out = call_rc(step)
             if rc != step.get("expect", 0):
-                fail(step, rc=rc, out=out.value)
+                fail(step, rc=rc, out=out)
             if step.get("print"):
-                print(step["print"].replace("{rc}", str(rc)).replace("{out}", str(out.value)), flush=True)
+                print(step["print"].replace("{rc}", str(rc)).replace("{out}", str(out)), flush=True)
+        elif "fork_pool" in step:
+            import multiprocessing
+            with multiprocessing.get_context("fork").Pool(1) as pool:
+                err = pool.apply(worker_steps, (step["fork_pool"],))
+            if err:
+                fail(step, err=err)
         elif "cudnn_version" in step:
             f = handles[step["cudnn_version"]].cudnnGetVersion
             f.restype = ctypes.c_size_t
