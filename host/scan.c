@@ -643,6 +643,7 @@ void host_scan_run_with_consumers(struct host_scan *s, char *const *roots, int n
 void host_scan_cache_only(struct host_scan *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->cache_only = true;
 	read_cache(s);
 }
 

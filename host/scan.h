@@ -48,6 +48,7 @@ struct host_scan {
 	size_t nproblems;
 	char kmod[64];            /* the NVIDIA kernel module's version, "" if none is visible */
 	char gpus[512];           /* the GPUs' models, ", " between */
+	bool cache_only;          /* host_scan_cache_only: no folder walked */
 	/* With consumers (scan --arch): every other shared object of the walked
 	 * folders that carries CUDA device code (a .nv_fatbin section), needs a
 	 * CUDA library (DT_NEEDED) or is a framework's CUDA plug-in by name

@@ -34,6 +34,9 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 {
 	size_t i, k;
 
+	if (fr->objects[0].elf.verdict != HOST_LOAD_USABLE)
+		fprintf(f, "%s: not a program this host's loader runs (%s)\n", gt_printable(fr->consumer),
+			fr->objects[0].elf.reason ? fr->objects[0].elf.reason : "another ELF class or machine");
 	if (fr->n)
 		fprintf(f, "for %s%s, the loader would take:\n", gt_printable(fr->consumer),
 			fr->secure ? " (set-user-ID or set-group-ID: secure mode)" : "");
@@ -59,9 +62,14 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 		for (k = 0; k < r->nshadowed; k++)
 			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", gt_printable(r->shadowed[k]));
 	}
-	if (!loads_cuda(fr))
+	if (!loads_cuda(fr)) {
+		size_t listed = 0;
+
+		for (i = 1; i < fr->nobjects; i++)
+			listed += fr->objects[i].listed && fr->objects[i].path;
 		fprintf(f, "%s needs no CUDA library: none of the %zu objects it would load, direct or "
-			"through its libraries, is one\n", gt_printable(fr->consumer), fr->nobjects - 1);
+			"through its libraries, is one\n", gt_printable(fr->consumer), listed);
+	}
 }
 
 /* The objects the loader would list at start (ld.so --list): each once, in
@@ -241,10 +249,15 @@ static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findi
 		nerr += fs->v[i].severity == GT_SEV_ERROR;
 		nwarn += fs->v[i].severity == GT_SEV_WARNING;
 	}
-	fprintf(f, "gputrace scan: %zu CUDA library files (%zu names) in %zu folders%s; %zu finding%s "
-		"(%zu error%s, %zu warning%s)\n", count_files(s), s->ncopies, s->nfolders,
-		s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
-		nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
+	if (s->cache_only)  /* --for alone: the loader's work, no folder walked */
+		fprintf(f, "gputrace scan: the loader on paper%s; %zu finding%s (%zu error%s, %zu warning%s)\n",
+			s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
+			nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
+	else
+		fprintf(f, "gputrace scan: %zu CUDA library files (%zu names) in %zu folders%s; %zu finding%s "
+			"(%zu error%s, %zu warning%s)\n", count_files(s), s->ncopies, s->nfolders,
+			s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
+			nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
 	if (s->kmod[0])
 		fprintf(f, "NVIDIA kernel module %s%s%s\n", s->kmod, s->gpus[0] ? "; GPUs: " : "",
 			gt_printable(s->gpus));
