@@ -216,6 +216,24 @@ static void say_crossing(struct gt_finding *f, const struct gt_proc_model *m, st
 		add_cause(f, GT_F_MIXED_VERSIONS);
 }
 
+/* A name that was one of several tried for a library the process has:
+ * cuDNN 9 asks for libcudnn_graph.so.9.19 (not found, normal) once its
+ * libcudnn_graph.so.9 is loaded, and on the H200 that probe was the last
+ * search before a crash in cuBLAS. Such a miss is no failed load. */
+static bool probe_of_a_loaded_library(const struct gt_proc_model *m, const struct gt_search *s)
+{
+	struct gt_family_info want;
+	size_t i;
+
+	if (!s->name || !gt_classify(s->name, &want))
+		return false;
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.component, want.component) == 0 &&
+		    gt_version_major(m->libs[i].file_version) == gt_version_major(want.version))
+			return true;
+	return false;
+}
+
 /* The program's last search before the crash, when it found nothing: the
  * crash came right after a load that failed. */
 static const struct gt_search *failed_just_before(const struct gt_proc_model *m)
@@ -235,7 +253,7 @@ static const struct gt_search *failed_just_before(const struct gt_proc_model *m)
 	if (!last)
 		return NULL;
 	if (last->result && strcmp(last->result, GT_RESULT_NOT_FOUND) == 0)
-		return last;
+		return probe_of_a_loaded_library(m, last) ? NULL : last;
 	for (i = 0; i < m->nfailed; i++)
 		if (m->failed[i].name && last->name && strcmp(m->failed[i].name, last->name) == 0)
 			return last;

@@ -182,6 +182,30 @@ class Reports(unittest.TestCase):
         self.assertIsNone(crashed(doc))
         self.assertEqual(rc, 0, doc["findings"])
 
+    def test_a_probe_of_a_loaded_library_is_no_failed_load(self):
+        """The H200 run (bench/results/gpu-s36/crash.out): cuDNN 9.19 asked for
+        libcudnn_graph.so.9.19 (not found, as it always is) after its
+        libcudnn_graph.so.9 was loaded, and that miss was the last search before
+        a crash in cuBLAS; the report said the crash came right after a failed
+        load. Here the same miss is put into a trace right before its crash."""
+        env = {"LD_LIBRARY_PATH": "%s:%s" % (os.path.join(FIX, "system/lib"), os.path.join(FIX, "driver"))}
+        run, f = self.crash_run([SC_CRASH, "cudnn"], env)
+        (path,) = [os.path.join(run.outdir, n) for n in os.listdir(run.outdir) if n.endswith(".jsonl")]
+        with open(path) as fh:
+            lines = fh.read().rstrip("\0\n").split("\n")
+        at = next(i for i, l in enumerate(lines) if '"ev":"crash"' in l)
+        t = json.loads(lines[at])["t_us"]
+        front = os.path.join(FIX, "site-packages/nvidia/cudnn/lib/libcudnn.so.9")
+        probe = [{"ev": "search", "t_us": t - 20, "seq": 9999, "name": "libcudnn_graph.so.9.19", "requester": front},
+                 {"ev": "search_end", "t_us": t - 10, "search": 9999, "result": "not_found", "tries": []}]
+        lines[at:at] = [json.dumps(x, separators=(",", ":")) for x in probe]
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        rc, doc = report(run.outdir)
+        f = crashed(doc)
+        self.assertEqual([e["what"] for e in f["evidence"] if "right before the crash" in e["what"]], [])
+        self.assertNotIn("libcudnn_graph.so.9.19", f["fix"])
+
     def test_plugin_after_its_dependency_failed_to_load(self):
         run, f = self.crash_run([SC_CRASH, "plugin"])
         where = evidence(f, "crashed")[0]
