@@ -42,6 +42,7 @@ FIXTURE = os.path.join(HERE, "fixture")
 # The fixed environment of every run, bare and traced. PATH leaves out
 # /usr/local/bin and pyenv's shims: `python3` there is not Debian's. The git
 # identity and dates make commits (and so their hashes) the same each run.
+CALLER_CACHE = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
 FIXED_ENV = {
     "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
     "LC_ALL": "C",
@@ -141,7 +142,11 @@ def run_arm(cmd, base, build, traced):
     shutil.copytree(FIXTURE, work, symlinks=True)
     fresh_dir(home)
     fresh_dir(tmp)
-    env = dict(FIXED_ENV, HOME=home, TMPDIR=tmp)
+    # gputrace keeps its index of dpkg's lists under XDG_CACHE_HOME
+    # (gputrace-report(1), GPUTRACE_CACHE_DIR): its own file, not the
+    # command's, so the caller's cache, outside the HOME whose files are
+    # compared (and made once for all the commands, not once each).
+    env = dict(FIXED_ENV, HOME=home, TMPDIR=tmp, XDG_CACHE_HOME=CALLER_CACHE)
     env.update({k: os.environ[k] for k in PASSED_THROUGH if k in os.environ})
     env.update(cmd.env)
 
