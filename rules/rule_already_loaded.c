@@ -59,13 +59,16 @@ static int package_cuda_major(const struct host_package *pk)
 	return -1;
 }
 
-/* Who put a file there, as a fix names it: its package ("cupy-cuda12x 13.3.0"), else its folder. */
+/* Who put a file there, as a fix names it: its package ("cupy-cuda12x 13.3.0"), else its folder.
+ * Python's own ctypes module is no package of the user's: a ctypes.CDLL call of the program. */
 static void owner_of(struct gt_host_facts *facts, const char *path, char *out, size_t cap)
 {
 	struct host_package pk;
 	char dir[PATH_MAX];
 
-	if (path && gt_facts_package(facts, path, &pk) && pk.name[0])
+	if (path && strncmp(gt_base_name(path), "_ctypes.", 8) == 0)
+		snprintf(out, cap, "a ctypes.CDLL call of the program");
+	else if (path && gt_facts_package(facts, path, &pk) && pk.name[0])
 		snprintf(out, cap, "%s %s", pk.name, pk.version);
 	else if (path && path[0] == '/') {
 		gt_folder_of(path, dir, sizeof(dir));
