@@ -484,8 +484,6 @@ GT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	}
 	if (active && flag == LA_ACT_CONSISTENT)
 		loaded_index_forget_closed();
-	if (active && flag == LA_ACT_CONSISTENT)
-		loaded_index_forget_closed();
 	if (active && !exiting && flag == LA_ACT_CONSISTENT)
 		note_startup_once(cookie ? (const struct link_map *)*cookie : NULL);
 	self_add(t0);
