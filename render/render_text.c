@@ -466,7 +466,13 @@ static void quiet_lines(FILE *f, const struct gt_report *r)
 {
 	size_t i, k, quiet = 0, helpers = 0;
 	const char *tool = NULL;
+	bool any_shim = false;
 
+	/* the search for a helper's parents only where a shim ran: a folder of
+	 * thousands of quiet processes costs one pass */
+	for (i = 0; i < r->ngroups && !any_shim; i++)
+		for (k = 0; k < r->groups[i]->nmembers && !any_shim; k++)
+			any_shim = shim_tool(r->groups[i]->members[k].command) != NULL;
 	for (i = 0; i < r->ngroups; i++) {
 		if (!quiet_group(r, r->groups[i]))
 			continue;
@@ -474,7 +480,7 @@ static void quiet_lines(FILE *f, const struct gt_report *r)
 			const struct gt_member *x = &r->groups[i]->members[k];
 
 			quiet++;
-			if (is_helper(r, x, 0)) {
+			if (any_shim && is_helper(r, x, 0)) {
 				helpers++;
 				if (!tool)
 					tool = shim_tool(x->command);
