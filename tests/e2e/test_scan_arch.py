@@ -12,6 +12,7 @@ import subprocess
 import unittest
 
 from tests.e2e.gtlib import BUILD, FIX, GPUTRACE
+from tests.e2e.test_scan import unfold
 from tests.e2e import test_doctor
 from tests.e2e.test_doctor import FAKES, doctor, step
 
@@ -79,7 +80,7 @@ class ScanArch(unittest.TestCase):
     def test_text(self):
         p = scan("--arch", "sm_90", LIBS)
         self.assertEqual(p.returncode, 1, p.stderr)
-        lines = p.stdout.splitlines()
+        lines = unfold(p.stdout).splitlines()  # the text is folded to 100 columns (issue 30)
         self.assertTrue(lines[0].startswith("gputrace scan: 5 CUDA library files"), lines[0])
         self.assertIn("on paper, for sm_90 (compute capability 9.0): 3 files with device code: 1 runs as SASS, "
                       "1 through PTX (JIT), 1 cannot run, 0 not judged; 2 files carry no device code", lines[1])
