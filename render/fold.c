@@ -131,6 +131,22 @@ static bool is_status_word(const char *w, size_t n)
 	return false;
 }
 
+/* The offset of the text after a status word ending at off: past the
+ * spaces, and past a colour's reset that comes after its padding
+ * ("\033[31merror  \033[0m  id: ..."), which takes no column. */
+static size_t status_text_at(const char *line, size_t off)
+{
+	size_t n;
+
+	for (;;) {
+		off += strspn(line + off, " ");
+		n = strcspn(line + off, " ");
+		if (!n || columns(line + off, n) != 0)
+			return off;
+		off += n;
+	}
+}
+
 /* Where a continuation line of this line starts, in columns: under the
  * text of an evidence item ("- "), of a finding or a step (after its
  * severity or status column), of a "fix: " or "searched: "; else four
@@ -143,7 +159,7 @@ static size_t continuation_indent(const char *line, size_t width)
 	if (w[0] == '-' && w[1] == ' ')
 		cols = lead + 2;
 	else if (is_status_word(w, n) && w[n] == ' ')
-		cols = columns(line, lead + n + strspn(w + n, " "));
+		cols = columns(line, status_text_at(line, lead + n));
 	else if (n > 1 && w[n - 1] == ':')
 		cols = lead + n + 1;
 	else

@@ -102,6 +102,10 @@ START_TEST(test_fold_under_the_item)
 	s = folded("  \033[31merror\033[0m    x: y", 20);
 	ck_assert_str_eq(s, "  \033[31merror\033[0m    x: y\n");
 	free(s);
+	/* a colour's reset after the padding takes no column: the same indent */
+	s = folded("  \033[31merror  \033[0m  id: aaaa bbbb cccc", 24);
+	ck_assert_str_eq(s, "  \033[31merror  \033[0m  id: aaaa bbbb\n           cccc\n");
+	free(s);
 	/* a word wider than the room is never cut */
 	s = folded("    fix: /a/very/long/path/that/does/not/fit", 20);
 	ck_assert_str_eq(s, "    fix:\n         /a/very/long/path/that/does/not/fit\n");
