@@ -3,7 +3,7 @@
 
 _gputrace_subcommands="report scan doctor diff retry"
 _gputrace_trace_opts="-o --output --append -q --quiet --try-fixes --color -h --help -V --version"
-_gputrace_report_opts="--json --tree --dot --svg --html --all --prometheus --color -h --help"
+_gputrace_report_opts="--json --tree --dot --svg --html --all --save-facts --prometheus --color -h --help"
 _gputrace_scan_opts="--json --for --dot --arch --ask -o --output --prometheus --color -h --help"
 _gputrace_doctor_opts="--json --python --color -h --help"
 _gputrace_diff_opts="--json -h --help"
