@@ -62,8 +62,8 @@ PY
 run_case() {
 	local name=$1 envset=$2; shift 2
 	printf '\n### %s\n' "$name"
-	env $envset "$PY" "$@" >"$W/$name.bare.out" 2>"$W/$name.bare.err"; local brc=$?
-	env $envset "$GT" -q -o "$W/$name" -- "$PY" "$@" >"$W/$name.traced.out" 2>"$W/$name.traced.err"; local trc=$?
+	timeout 100 env $envset "$PY" "$@" >"$W/$name.bare.out" 2>"$W/$name.bare.err"; local brc=$?
+	timeout 100 env $envset "$GT" -q -o "$W/$name" -- "$PY" "$@" >"$W/$name.traced.out" 2>"$W/$name.traced.err"; local trc=$?
 	echo "bare exit $brc, traced exit $trc"
 	[ "$brc" = "$trc" ] || echo "FAIL $name: exit status differs (bare $brc, traced $trc)"
 	cmp -s "$W/$name.bare.out" "$W/$name.traced.out" && echo "stdout identical" ||
