@@ -424,16 +424,19 @@ static void say_command(FILE *f, const struct gt_process *p)
 static bool confirm(const struct plan *pl, const struct cmd_retry_opts *o, char *err, size_t cap)
 {
 	char desc[8192], line[64];
+	struct gt_fold fb;
+	FILE *f = gt_fold_open(&fb);  /* folded to 100 columns, as every text output */
 	size_t i;
 
-	say_command(stderr, &pl->root);
+	say_command(f, &pl->root);
 	for (i = 0; i < pl->n; i++) {
 		describe(pl->c[i].fix, desc, sizeof(desc));
-		fprintf(stderr, "  run %zu: with %s\n", i + 1, gt_printable(desc));
+		fprintf(f, "  run %zu: with %s\n", i + 1, gt_printable(desc));
 	}
 	if (pl->foreign[0])
-		fprintf(stderr, WHO ": this trace is not from you on this host (%s): the program, folder and "
+		fprintf(f, WHO ": this trace is not from you on this host (%s): the program, folder and "
 			"variables above are its own\n", gt_printable(pl->foreign));
+	gt_fold_close(&fb, stderr);
 	if (o->yes || (o->yes_if_own && !pl->foreign[0]))
 		return true;
 	if (!isatty(STDIN_FILENO)) {
@@ -504,32 +507,36 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 	json_array_foreach(appeared, i, v)
 		json_array_append(new_ids, json_object_get(v, "id"));
 	if (!quiet) {
-		fprintf(say_to, "with %s: ", gt_printable(desc));
+		struct gt_fold fb;
+		FILE *out = gt_fold_open(&fb);  /* folded to 100 columns */
+
+		fprintf(out, "with %s: ", gt_printable(desc));
 		json_array_foreach(gone_ids, i, v)
-			fprintf(say_to, "%s gone, ", json_string_value(v));
+			fprintf(out, "%s gone, ", json_string_value(v));
 		json_array_foreach(still, i, v)
-			fprintf(say_to, "%s still there, ", json_string_value(v));
+			fprintf(out, "%s still there, ", json_string_value(v));
 		json_array_foreach(new_ids, i, v)
-			fprintf(say_to, "%s new, ", json_string_value(v));
-		fprintf(say_to, "exit ");
-		say_exit(say_to, status);
-		fprintf(say_to, " (was ");
-		say_exit(say_to, pl->was);
-		fprintf(say_to, ")\n");
+			fprintf(out, "%s new, ", json_string_value(v));
+		fprintf(out, "exit ");
+		say_exit(out, status);
+		fprintf(out, " (was ");
+		say_exit(out, pl->was);
+		fprintf(out, ")\n");
 		if (!left)
-			fprintf(say_to, "fixed: all clear\n");
+			fprintf(out, "fixed: all clear\n");
 		else if (helped)
-			fprintf(say_to, "fixed: what the fix was for; %zu finding%s left (gputrace report %s)\n", left,
+			fprintf(out, "fixed: what the fix was for; %zu finding%s left (gputrace report %s)\n", left,
 			       left == 1 ? "" : "s", gt_printable(folder));
 		else
-			fprintf(say_to, "did not help: the fix was applied and the finding is still there (gputrace diff shows "
+			fprintf(out, "did not help: the fix was applied and the finding is still there (gputrace diff shows "
 			       "what changed)\n");
-		fprintf(say_to, "  traces in %s\n", gt_printable(folder));
+		fprintf(out, "  traces in %s\n", gt_printable(folder));
 		/* verified: the command that does the same without gputrace */
 		if (helped && gt_fix_command(c->fix, &pl->root, gt_facts_here(), cmd, sizeof(cmd))) {
 			snprintf(line, sizeof(line), "  run: %s", cmd);
-			gt_fold_line(say_to, line, GT_TEXT_WIDTH);
+			fprintf(out, "%s\n", line);
 		}
+		gt_fold_close(&fb, say_to);
 	}
 	json_object_set_new(result, "fix", json_string(desc));
 	json_object_set(result, "fix_data", c->fix);

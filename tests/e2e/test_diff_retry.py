@@ -249,6 +249,19 @@ class Retry(Case):
         first = r.stdout.decode().splitlines()[0]
         self.assertEqual(first, "%s|%s" % (os.path.realpath(ran_in), os.path.realpath(retry_in)))
 
+    def test_its_own_lines_fit_100_columns(self):
+        """Issue 30 (the H200's newcomer run: retry's 'the command:' and 'with ...:
+        gone' lines ran past 100 columns): every line retry writes is folded,
+        but for one word too long for any line."""
+        long_arg = "x" * 30
+        argv = [fix("scenarios/sc_torchlike")] + [long_arg] * 5
+        d = self.traced(argv, MIXED[1])
+        r = gt("retry", "--yes", "--fix", "mixed-versions", d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for line in r.stderr.decode().splitlines():
+            if len(line) > 100:
+                self.assertEqual(len(line.split()), 1, line)
+
     def test_text_names_what_went_and_the_exit_status(self):
         d = self.traced(*MIXED)
         r = gt("retry", "--yes", d)
