@@ -483,7 +483,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 {
 	const struct gt_process *p = m->proc;
 	struct gt_family_info fi;
-	char copy[4096 + 256], fix[16384], dir[4096 + 256];
+	char copy[4096 + 256] = "", fix[16384], dir[4096 + 256];  /* copy: "" until copy_elsewhere finds one */
 	struct gt_finding *f;
 	bool elsewhere, needed, failed = gt_model_failed(m);
 	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
@@ -508,6 +508,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		if (loaded_same_major(m, &fi))
 			continue;
 		dev = !fi.version[0] && versioned_only(m, s, dev_target, sizeof(dev_target));
+		copy[0] = 0;  /* the dev branch never asks copy_elsewhere */
 		elsewhere = !dev && copy_elsewhere(m, s, copy, sizeof(copy));
 		other = !dev && !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
 		if (dev)
