@@ -45,9 +45,11 @@ class KilledMidway(unittest.TestCase):
         self.assertEqual(trace.header["writer"], "mmap")
         self.assertGreaterEqual(len(opens_of(trace, "/" + LIB)), done)
         self.assertLess(len(opens_of(trace, "/" + LIB)), 10000)
-        # The room reserved ahead is still there (no exit to trim it); the
-        # launcher's line comes after it, and the report reads through.
-        self.assertIn(b"\0", trace.raw)
+        # No exit trimmed the room reserved ahead: the launcher cuts it once it
+        # has reaped the process (issue 30: jq reads the file line by line); a
+        # line the kill cut keeps one NUL. The launcher's line comes last, and
+        # the report reads through.
+        self.assertLessEqual(trace.raw.count(b"\0"), 1)
         self.assertEqual(trace.reaped()["signal"], signal.SIGKILL)
         rc, d = report_json(outdir)
         self.assertEqual(d["processes"][0]["ended"], {"how": "signal", "signal": 9})
