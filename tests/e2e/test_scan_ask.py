@@ -254,6 +254,6 @@ class ManPageListing(unittest.TestCase):
             self.assertEqual(m.start("version"), cudnn.index("9.14.0"), ln)
             # the file's column, where the real line kept its path (a long build
             # path is folded onto a line of its own, issue 30)
-            whole = [r for r in raw.splitlines() if "9.14.0" in r and "/libcudnn.so.9.14.0" in r]
+            whole = [r for r in raw.splitlines() if r.startswith("  cudnn ") and "/libcudnn.so.9.14.0" in r]
             if whole:
                 self.assertEqual(m.start("file"), whole[0].index("/"), ln)
