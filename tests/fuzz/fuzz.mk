@@ -25,7 +25,7 @@ fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_repor
 
 # The whole report pipeline from trace bytes: everything the command reads
 # a trace with, but the command's main.
-FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c read/*.c rules/*.c report/*.c render/*.c compare/*.c)
+FUZZ_REPORT_SRC := $(wildcard common/*.c host/*.c facts/*.c read/*.c rules/*.c report/*.c render/*.c compare/*.c)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_SRC) \
@@ -35,9 +35,9 @@ $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -o $@ tests/fuzz/fuzz_ldcache.c host/ldcache.c
 
-$(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h
+$(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h common/xalloc.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -o $@ tests/fuzz/fuzz_elf.c host/elf_info.c -lelf -lz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_elf.c host/elf_info.c common/xalloc.c -lelf -lz
 
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay untouched.
 fuzz-short: fuzz-build
