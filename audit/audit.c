@@ -143,18 +143,6 @@ static void hand_over_if_peer(const struct link_map *map)
 	gt_trace_hand_over(&audit_trace, map->l_addr);
 }
 
-/* The value of `tag` in a map's dynamic section, or `none`. */
-static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
-{
-	const ElfW(Dyn) *d;
-
-	if (!map || !map->l_ld)
-		return none;
-	for (d = map->l_ld; d->d_tag != DT_NULL; d++)
-		if (d->d_tag == tag)
-			return d->d_un.d_val;
-	return none;
-}
 
 static const char *soname_of(const struct link_map *map)
 {
@@ -164,7 +152,7 @@ static const char *soname_of(const struct link_map *map)
 /* Does the object name libcudart in DT_NEEDED? */
 static bool needs_cudart(const struct link_map *map)
 {
-	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+	ElfW(Addr) strtab = audit_dyn_value(map, DT_STRTAB, 0);
 	const ElfW(Dyn) *d;
 
 	if (!strtab || !map->l_ld)
@@ -324,7 +312,7 @@ static void start_search(const char *name, const struct link_map *requester)
 	cur.last_try[0] = 0;
 	jl_fragment_begin(&tries, tries_buf, sizeof(tries_buf));
 	copy_bounded(cur.name, sizeof(cur.name), name);
-	cur.has_runpath = dyn_value(requester, DT_RUNPATH, 0) != 0;
+	cur.has_runpath = audit_dyn_value(requester, DT_RUNPATH, 0) != 0;
 	/* The start of each search is where the fd is checked to be still ours
 	 * (gt_trace_ready_checked; free when the trace is mapped): once per
 	 * library, not once per line. */

@@ -25,7 +25,7 @@ static struct pending pending[MAX_PENDING];
 static unsigned int n_pending;
 static bool overflow;
 
-static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
+ElfW(Addr) audit_dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none)
 {
 	const ElfW(Dyn) *d;
 
@@ -39,7 +39,7 @@ static ElfW(Addr) dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(A
 
 const char *no_search_strtab(const struct link_map *map)
 {
-	ElfW(Addr) strtab = dyn_value(map, DT_STRTAB, 0);
+	ElfW(Addr) strtab = audit_dyn_value(map, DT_STRTAB, 0);
 
 	if (!strtab)
 		return NULL;
@@ -51,7 +51,7 @@ const char *no_search_strtab(const struct link_map *map)
 const char *no_search_soname(const struct link_map *map)
 {
 	const char *strtab = no_search_strtab(map);
-	ElfW(Addr) off = dyn_value(map, DT_SONAME, (ElfW(Addr))-1);
+	ElfW(Addr) off = audit_dyn_value(map, DT_SONAME, (ElfW(Addr))-1);
 
 	return strtab && off != (ElfW(Addr))-1 ? strtab + off : NULL;
 }

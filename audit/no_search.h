@@ -35,4 +35,7 @@ const char *no_search_strtab(const struct link_map *map);
 /* DT_SONAME of a mapped object, or NULL. */
 const char *no_search_soname(const struct link_map *map);
 
+/* The value of `tag` in a map's dynamic section, or `none` (audit.c uses it too). */
+ElfW(Addr) audit_dyn_value(const struct link_map *map, ElfW(Sxword) tag, ElfW(Addr) none);
+
 #endif
