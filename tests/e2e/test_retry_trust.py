@@ -11,6 +11,7 @@ import os
 import shutil
 
 from tests.e2e.test_diff_retry import Case, clean_env, fix, gt, llp
+from tests.e2e.test_scan import unfold
 
 ZLIB = "/lib/x86_64-linux-gnu/libz.so.1"
 # mixed-versions through LD_LIBRARY_PATH, and an LD_PRELOAD the fix keeps
@@ -42,7 +43,8 @@ class RetryTrust(Case):
     def test_question_shows_what_the_header_sets(self):
         d = self.traced(*MIXED_PRELOADED)
         r = gt("retry", d)  # no terminal, no --yes: the question, then a refusal
-        err = r.stderr.decode(errors="replace")
+        # read unfolded: a long build path puts a value on a line of its own
+        err = unfold(r.stderr.decode(errors="replace"))
         self.assertEqual(r.returncode, 2, err)
         self.assertIn("  with LD_PRELOAD=%s\n" % ZLIB, err)
         self.assertIn("  with PYTHONPATH=/nonexistent/gt-pp\n", err)
