@@ -139,3 +139,16 @@ def real_cudnn_dir():
         if os.path.exists(os.path.join(d, "libcudnn.so.9")):
             return d
     return None
+
+
+def unfold(text):
+    """The text with its folded lines joined again (issue 30: lines fit 100
+    columns; a continuation is indented at least four more than its line)."""
+    out = []
+    for line in text.splitlines():
+        lead = len(line) - len(line.lstrip(" "))
+        if out and line.strip() and lead >= len(out[-1]) - len(out[-1].lstrip(" ")) + 4:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"

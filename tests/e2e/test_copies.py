@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, cleanup, run_bare, run_traced
+from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, cleanup, run_bare, run_traced, unfold
 
 PY = "/usr/bin/python3"
 WHEEL = os.path.join(FIX, "site-packages", "nvidia")
@@ -101,7 +101,7 @@ class Copies(unittest.TestCase):
             self.assertEqual(sys_graph in graphs, use_system == "1")
             if use_system == "1":
                 self.assertEqual(graphs[sys_graph]["versions"]["api"], "9.14.0")
-            text = report_text(r.outdir)
+            text = unfold(report_text(r.outdir))
             self.assertIn("cudnn copy 1 of 2, in " + os.path.join(WHEEL, "cudnn", "lib"), text)
             self.assertIn("cudnn copy 2 of 2, in " + SYSTEM, text)
 

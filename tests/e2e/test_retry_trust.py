@@ -11,7 +11,7 @@ import os
 import shutil
 
 from tests.e2e.test_diff_retry import Case, clean_env, fix, gt, llp
-from tests.e2e.test_scan import unfold
+from tests.e2e.gtlib import unfold
 
 ZLIB = "/lib/x86_64-linux-gnu/libz.so.1"
 # mixed-versions through LD_LIBRARY_PATH, and an LD_PRELOAD the fix keeps
