@@ -408,6 +408,24 @@ $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in 
 	find $(DEB_ROOT) -newermt @$(SOURCE_DATE_EPOCH) -exec touch -h -d @$(SOURCE_DATE_EPOCH) {} +
 	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $@
 
+# ---- the Python package (issue 31): `make wheel` builds
+# $(BUILD)/dist/gputrace-$(VERSION)-py3-none-<platform>.whl offline, with
+# Debian's setuptools and wheel (tools/build-wheel.py). It bundles a release
+# build of its own (no sanitizer) with libjansson, libelf and zlib linked
+# statically and without libgvc (GVC=0, as the .deb: report --svg and --html
+# run Graphviz's dot), so that the binaries need glibc alone: the tag is then
+# manylinux_2_Y_x86_64, Y the newest glibc version their symbols need
+# (linux_x86_64 if they need any other library). The time stamps in the wheel
+# are SOURCE_DATE_EPOCH's.
+WHEEL_BUILD := $(BUILD)/wheel
+WHEEL_LIBS := JANSSON_LIBS=-l:libjansson.a ELF_LIBS="-l:libelf.a -l:libz.a"
+.PHONY: wheel
+wheel: export SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
+wheel:
+	$(MAKE) BUILD=$(WHEEL_BUILD)/build SAN= GVC=0 $(WHEEL_LIBS) all
+	$(PYTHON) tools/build-wheel.py --build $(WHEEL_BUILD)/build --stage $(WHEEL_BUILD)/stage \
+		--dist $(BUILD)/dist
+
 # The package twice, from clean, must be the same bytes (slow: two release
 # builds; not part of `make check` or .ci/run).
 .PHONY: check-deb-repro

@@ -1,0 +1,175 @@
+"""gputrace.check(): what this running interpreter has loaded right now, and
+the findings that can be judged from a live process. The bundled command does
+the work (`gputrace inspect PID --json`, the report's JSON contract:
+schema/report.schema.json); this module runs it and turns its answer into a
+CheckResult that prints as text and shows as HTML tables in a notebook."""
+import html
+import json
+import os
+import subprocess
+
+from gputrace._paths import command_path, missing_command_message
+
+SEVERITY_ORDER = ("error", "warning", "info")
+
+
+class GputraceError(RuntimeError):
+    """The bundled command could not inspect the process (exit 2 or worse)."""
+
+
+class Library:
+    """One library file the process has mapped: path, family (cudnn,
+    cublas ...), version (with where it came from), the package that
+    installed it (e.g. 'pip nvidia-cudnn-cu13 9.19.0.56'), or None each."""
+
+    def __init__(self, obj):
+        self.path = obj.get("path")
+        self.real_path = obj.get("real_path")
+        self.family = obj.get("family")
+        self.version = obj.get("version")
+        self.version_source = obj.get("version_source")
+        self.package = package_words(obj.get("package"))
+        self.raw = obj
+
+    def __repr__(self):
+        return "Library(%r, version=%r, package=%r)" % (self.path, self.version, self.package)
+
+
+class Finding:
+    """One finding: id (part of the interface, gputrace-report(1)), severity
+    (error, warning, info), title (its one line), fix, evidence lines, and the
+    fix as a shell command where there is one."""
+
+    def __init__(self, obj):
+        self.id = obj.get("id")
+        self.severity = obj.get("severity")
+        self.title = obj.get("summary")
+        self.fix = obj.get("fix")
+        self.command = obj.get("command")
+        self.evidence = [e.get("what", "") for e in obj.get("evidence", []) if isinstance(e, dict)]
+        self.raw = obj
+
+    def __repr__(self):
+        return "Finding(%r, %r, %r)" % (self.id, self.severity, self.title)
+
+
+def package_words(pkg):
+    """'pip nvidia-cudnn-cu13 9.19.0.56' from the report's package object."""
+    if not isinstance(pkg, dict):
+        return None
+    return " ".join(str(pkg[k]) for k in ("manager", "name", "version") if pkg.get(k))
+
+
+class CheckResult:
+    """The answer of check(): pid, exe, libraries (list of Library), findings
+    (list of Finding, worst first as the command orders them), verdict ('ok',
+    'warning' or 'error': the worst severity found, info aside), ok (no
+    error), exit_status (the command's: 0, or 1 with an error), raw (the
+    whole JSON document)."""
+
+    def __init__(self, doc, exit_status):
+        self.raw = doc
+        self.exit_status = exit_status
+        procs = doc.get("processes") or [{}]
+        self.process = procs[0]
+        self.pid = self.process.get("pid")
+        self.exe = self.process.get("exe")
+        self.libraries = [Library(o) for o in self.process.get("libraries", [])]
+        self.findings = [Finding(o) for o in doc.get("findings", [])]
+
+    @property
+    def verdict(self):
+        severities = {f.severity for f in self.findings}
+        return next((s for s in ("error", "warning") if s in severities), "ok")
+
+    @property
+    def ok(self):
+        return self.verdict != "error"
+
+    def counts(self):
+        return {s: sum(f.severity == s for f in self.findings) for s in SEVERITY_ORDER}
+
+    def headline(self):
+        c = self.counts()
+        ids = ", ".join(dict.fromkeys(f.id for f in self.findings if f.severity != "info"))
+        return "gputrace check: pid %s (%s): %d librar%s, %d error%s, %d warning%s: %s%s" % (
+            self.pid, self.exe or "?", len(self.libraries), "y" if len(self.libraries) == 1 else "ies",
+            c["error"], "" if c["error"] == 1 else "s", c["warning"], "" if c["warning"] == 1 else "s",
+            self.verdict, " (%s)" % ids if ids else "")
+
+    def __str__(self):
+        lines = [self.headline()]
+        for f in self.findings:
+            lines.append("  %-8s %s: %s" % (f.severity, f.id, f.title))
+            lines += ["           - %s" % e for e in f.evidence]
+            if f.fix:
+                lines.append("           fix: %s" % f.fix)
+        if self.libraries:
+            lines.append("libraries:")
+            lines += ["  %s  %s  %s" % (lib.path, lib.version or "-", lib.package or "-")
+                      for lib in self.libraries]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return "<gputrace.CheckResult pid=%s verdict=%s findings=%s libraries=%d>" % (
+            self.pid, self.verdict, [f.id for f in self.findings], len(self.libraries))
+
+    def _repr_html_(self):
+        """Jupyter's rich display: the headline, then a table of findings and
+        a table of libraries; every value escaped."""
+        e = html.escape
+        findings = [[e(f.severity), e(f.id), e(f.title or "") + evidence_html(f), e(f.fix or "")]
+                    for f in self.findings]
+        libraries = [[e(lib.path or ""), e(lib.family or ""), e(lib.version or ""), e(lib.package or "")]
+                     for lib in self.libraries]
+        return "".join([
+            '<div class="gputrace-check"><p><b>%s</b></p>' % e(self.headline()),
+            html_table(["severity", "finding", "title", "fix"], findings, "no finding"),
+            html_table(["library", "family", "version", "package"], libraries, "no library"),
+            "</div>"])
+
+
+def evidence_html(finding):
+    """The evidence under a finding's title, escaped."""
+    if not finding.evidence:
+        return ""
+    return "<ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(e) for e in finding.evidence)
+
+
+def html_table(head, rows, empty):
+    """A <table> of rows of cells that are HTML already."""
+    out = ["<table><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % h for h in head)]
+    out += ["<tr>%s</tr>" % "".join("<td>%s</td>" % c for c in row) for row in rows]
+    if not rows:
+        out.append('<tr><td colspan="%d">%s</td></tr>' % (len(head), html.escape(empty)))
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def inspect_json(pid, timeout):
+    """`gputrace inspect --json PID`: (the parsed document, exit status). The
+    command runs with GPUTRACE_DISABLE=1: in a traced program (python -m
+    gputrace) the environment names libgputrace.so, and the inspecting
+    command's own loads have no place in that program's traces."""
+    cmd = command_path()
+    if not os.access(cmd, os.X_OK):
+        raise GputraceError(missing_command_message())
+    env = dict(os.environ, GPUTRACE_DISABLE="1")
+    p = subprocess.run([cmd, "inspect", "--json", str(pid)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env, timeout=timeout)
+    err = p.stderr.decode(errors="replace").strip()
+    if p.returncode not in (0, 1):
+        raise GputraceError("gputrace inspect %s: exit %d: %s" % (pid, p.returncode, err))
+    try:
+        return json.loads(p.stdout), p.returncode
+    except ValueError as e:
+        raise GputraceError("gputrace inspect %s: no JSON (%s): %s" % (pid, e, err)) from None
+
+
+def check(pid=None, timeout=120):
+    """Inspects this process (or PID, a running process of the same user):
+    the libraries it has mapped now, with versions and packages, and the
+    findings that can be judged without a restart. Returns a CheckResult;
+    raises GputraceError when the command cannot say."""
+    doc, status = inspect_json(os.getpid() if pid is None else pid, timeout)
+    return CheckResult(doc, status)
