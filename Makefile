@@ -329,6 +329,8 @@ ZSH_COMPDIR ?= $(PREFIX)/share/zsh/site-functions
 INSTALL ?= install
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
+# gputrace-python(7): the wheel's python -m gputrace and gputrace.check().
+MAN7 := $(wildcard man/*.7)
 # The JSON Schemas of what gputrace writes, where their $id says
 # (file:///usr/share/gputrace/schema/NAME.schema.json under PREFIX=/usr).
 SCHEMADIR ?= $(PREFIX)/share/gputrace/schema
@@ -337,6 +339,7 @@ SCHEMAS := $(wildcard schema/*.schema.json)
 INSTALLED = $(BINDIR)/gputrace $(PKGLIBDIR)/libgputrace.so $(PKGLIBDIR)/gputrace-probe \
 	$(PKGLIBDIR)/torch_doctor.py $(BASH_COMPDIR)/gputrace $(ZSH_COMPDIR)/_gputrace \
 	$(MAN1:man/%=$(MANDIR)/man1/%$(MANSUFFIX)) $(MAN5:man/%=$(MANDIR)/man5/%$(MANSUFFIX)) \
+	$(MAN7:man/%=$(MANDIR)/man7/%$(MANSUFFIX)) \
 	$(SCHEMAS:schema/%=$(SCHEMADIR)/%)
 
 # The man pages carry the version of VERSION, whatever their .TH line says.
@@ -344,7 +347,8 @@ INSTALL_MAN_SED := 's/^\(\.TH .*\)"gputrace [0-9][^"]*"/\1"gputrace $(VERSION)"/
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) $(DESTDIR)$(SCHEMADIR)
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(ZSH_COMPDIR) \
+		$(DESTDIR)$(SCHEMADIR)
 	$(INSTALL) -m 644 $(SCHEMAS) $(DESTDIR)$(SCHEMADIR)
 	$(INSTALL) -m 755 $(BUILD)/gputrace $(DESTDIR)$(BINDIR)/gputrace
 	$(INSTALL) -m 644 $(BUILD)/libgputrace.so $(DESTDIR)$(PKGLIBDIR)/libgputrace.so
@@ -352,7 +356,7 @@ install: all
 	$(INSTALL) -m 644 $(BUILD)/torch_doctor.py $(DESTDIR)$(PKGLIBDIR)/torch_doctor.py
 	$(INSTALL) -m 644 completions/gputrace.bash $(DESTDIR)$(BASH_COMPDIR)/gputrace
 	$(INSTALL) -m 644 completions/_gputrace $(DESTDIR)$(ZSH_COMPDIR)/_gputrace
-	for m in $(MAN1) $(MAN5); do \
+	for m in $(MAN1) $(MAN5) $(MAN7); do \
 		d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
 		sed $(INSTALL_MAN_SED) $$m > $$d/$${m##*/} && chmod 644 $$d/$${m##*/} || exit 1; \
 		[ -z "$(MANSUFFIX)" ] || gzip -9nf $$d/$${m##*/} || exit 1; \

@@ -71,6 +71,7 @@ class InstallMoveUninstall(unittest.TestCase):
             "usr/share/man/man1/gputrace-retry.1",
             "usr/share/man/man1/gputrace-scan.1",
             "usr/share/man/man5/gputrace-trace.5",
+            "usr/share/man/man7/gputrace-python.7",
         ] + ["usr/share/gputrace/schema/" + n for n in os.listdir(os.path.join(TOP, "schema"))
              if n.endswith(".schema.json")]))
         with open(os.path.join(self.dest, "usr/share/man/man1/gputrace.1")) as f:
