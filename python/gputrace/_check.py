@@ -11,6 +11,8 @@ import subprocess
 from gputrace._paths import command_path, missing_command_message
 
 SEVERITY_ORDER = ("error", "warning", "info")
+# The verdict in the report's words (its first line).
+VERDICT_WORDS = {"error": "NOT OK", "warning": "works, with warnings", "ok": "all clear"}
 
 
 class GputraceError(RuntimeError):
@@ -18,21 +20,43 @@ class GputraceError(RuntimeError):
 
 
 class Library:
-    """One library file the process has mapped: path, family (cudnn,
-    cublas ...), version (with where it came from), the package that
-    installed it (e.g. 'pip nvidia-cudnn-cu13 9.19.0.56'), or None each."""
+    """One ELF file the process has mapped now, in map order: path; and where
+    the report judged it as a CUDA library (processes[].libraries), its
+    family (cudnn, cublas ...), version with where it came from, and the
+    package that installed it (e.g. 'pip nvidia-cudnn-cu13 9.19.0.56'); None
+    each where it did not. deleted: the file was removed or replaced on disk
+    since it was mapped."""
 
-    def __init__(self, obj):
-        self.path = obj.get("path")
-        self.real_path = obj.get("real_path")
-        self.family = obj.get("family")
-        self.version = obj.get("version")
-        self.version_source = obj.get("version_source")
-        self.package = package_words(obj.get("package"))
-        self.raw = obj
+    def __init__(self, path, judged=None, deleted=False):
+        judged = judged or {}
+        self.path = path
+        self.real_path = judged.get("real_path")
+        self.family = judged.get("family")
+        self.version = judged.get("version")
+        self.version_source = judged.get("version_source")
+        self.package = package_words(judged.get("package"))
+        self.deleted = deleted
+        self.raw = judged
 
     def __repr__(self):
         return "Library(%r, version=%r, package=%r)" % (self.path, self.version, self.package)
+
+
+def libraries_of(doc, process):
+    """Every mapped object of inspect's "live" part, with the report's facts
+    of the CUDA libraries among them (matched by path or real path); a
+    document without a live part (a trace's report) gives the report's
+    libraries alone."""
+    judged = process.get("libraries", [])
+    objects = (doc.get("live") or {}).get("objects")
+    if objects is None:
+        return [Library(o.get("path"), o) for o in judged]
+    by_path = {}
+    for o in judged:
+        for key in ("path", "real_path"):
+            if o.get(key):
+                by_path.setdefault(o[key], o)
+    return [Library(o.get("path"), by_path.get(o.get("path")), bool(o.get("deleted"))) for o in objects]
 
 
 class Finding:
@@ -61,11 +85,12 @@ def package_words(pkg):
 
 
 class CheckResult:
-    """The answer of check(): pid, exe, libraries (list of Library), findings
-    (list of Finding, worst first as the command orders them), verdict ('ok',
-    'warning' or 'error': the worst severity found, info aside), ok (no
-    error), exit_status (the command's: 0, or 1 with an error), raw (the
-    whole JSON document)."""
+    """The answer of check(): pid, exe, libraries (list of Library: every
+    file mapped now), findings (list of Finding, in the report's order),
+    not_judged ((id, why) of the findings a live process cannot show),
+    verdict ('ok', 'warning' or 'error': the worst severity found, info
+    aside), ok (no error), exit_status (the command's: 0, or 1 with an
+    error), raw (the whole JSON document)."""
 
     def __init__(self, doc, exit_status):
         self.raw = doc
@@ -74,8 +99,11 @@ class CheckResult:
         self.process = procs[0]
         self.pid = self.process.get("pid")
         self.exe = self.process.get("exe")
-        self.libraries = [Library(o) for o in self.process.get("libraries", [])]
+        self.libraries = libraries_of(doc, self.process)
         self.findings = [Finding(o) for o in doc.get("findings", [])]
+        # The finding ids a live process cannot show (they need the loader's
+        # searches or CUDA calls' results): (id, why) pairs.
+        self.not_judged = [(o.get("id"), o.get("why")) for o in (doc.get("live") or {}).get("not_judged", [])]
 
     @property
     def verdict(self):
@@ -95,7 +123,7 @@ class CheckResult:
         return "gputrace check: pid %s (%s): %d librar%s, %d error%s, %d warning%s: %s%s" % (
             self.pid, self.exe or "?", len(self.libraries), "y" if len(self.libraries) == 1 else "ies",
             c["error"], "" if c["error"] == 1 else "s", c["warning"], "" if c["warning"] == 1 else "s",
-            self.verdict, " (%s)" % ids if ids else "")
+            VERDICT_WORDS[self.verdict], " (%s)" % ids if ids else "")
 
     def __str__(self):
         lines = [self.headline()]
@@ -104,9 +132,12 @@ class CheckResult:
             lines += ["           - %s" % e for e in f.evidence]
             if f.fix:
                 lines.append("           fix: %s" % f.fix)
+        if self.not_judged:
+            lines.append("not judged from a live process: %s" % ", ".join(i for i, _ in self.not_judged))
         if self.libraries:
             lines.append("libraries:")
-            lines += ["  %s  %s  %s" % (lib.path, lib.version or "-", lib.package or "-")
+            lines += ["  " + "  ".join(w for w in (lib.path + (" (deleted)" if lib.deleted else ""),
+                                                   lib.version, lib.package) if w)
                       for lib in self.libraries]
         return "\n".join(lines)
 
@@ -120,12 +151,14 @@ class CheckResult:
         e = html.escape
         findings = [[e(f.severity), e(f.id), e(f.title or "") + evidence_html(f), e(f.fix or "")]
                     for f in self.findings]
-        libraries = [[e(lib.path or ""), e(lib.family or ""), e(lib.version or ""), e(lib.package or "")]
-                     for lib in self.libraries]
+        libraries = [[e((lib.path or "") + (" (deleted)" if lib.deleted else "")), e(lib.family or ""),
+                      e(lib.version or ""), e(lib.package or "")] for lib in self.libraries]
         return "".join([
             '<div class="gputrace-check"><p><b>%s</b></p>' % e(self.headline()),
             html_table(["severity", "finding", "title", "fix"], findings, "no finding"),
             html_table(["library", "family", "version", "package"], libraries, "no library"),
+            "<p>not judged from a live process: %s</p>" % e(", ".join(i for i, _ in self.not_judged))
+            if self.not_judged else "",
             "</div>"])
 
 
