@@ -163,15 +163,39 @@ static const struct doctor_step *first_failed_step(const struct doctor_probe *r)
 	return NULL;
 }
 
+/* The steps that were skipped, "NAME, NAME" (their lines say why): not
+ * checked, so no verdict of "all steps ran" may hide them (issue 30: torch
+ * not importable by the interpreter asked is a layer left unchecked). */
+static int skipped_steps(const struct doctor_probe *r, char *out, size_t cap)
+{
+	size_t len = 0;
+	int k, n = 0;
+
+	out[0] = 0;
+	for (k = 0; k < r->nsteps; k++) {
+		if (strcmp(r->steps[k].status, "skipped") != 0)
+			continue;
+		if (len < cap)
+			len += (size_t)snprintf(out + len, cap - len, "%s%s", n ? ", " : "", r->steps[k].name);
+		n++;
+	}
+	return n;
+}
+
 /* The verdict, then the first failing layer and its cause. */
 static void print_verdict(FILE *f, struct doctor *d, const struct gt_report *rep, bool color)
 {
 	const char *layer = cmd_doctor_first_failing_layer(&d->probe);
 	const struct doctor_step *s = first_failed_step(&d->probe);
+	char skipped[4096];
+	int nskipped = skipped_steps(&d->probe, skipped, sizeof(skipped));
 	size_t i, shown = 0;
 
-	if (!layer)
+	if (!layer && !nskipped)
 		fprintf(f, "gputrace doctor: the GPU chain, layer by layer: all steps ran.\n");
+	else if (!layer)
+		fprintf(f, "gputrace doctor: the GPU chain, layer by layer: no step failed, %d skipped, not "
+			"checked (%s)\n", nskipped, gt_printable(skipped));
 	else
 		fprintf(f, "gputrace doctor: the GPU chain, layer by layer: FAILED at the %s layer (%s: %s)\n",
 			layer, s ? s->name : "?", s ? gt_printable(s->detail) : "?");

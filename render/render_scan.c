@@ -23,6 +23,20 @@ static bool loads_cuda(const struct host_scan_for *fr)
 	return false;
 }
 
+/* How many CUDA library names the program (or its libraries) asks for that
+ * the loader would not find: a program that needs libcudart.so.10.1 where
+ * no copy is needs CUDA, though it would load none (issue 30). */
+static size_t cuda_names_missed(const struct host_scan_for *fr)
+{
+	struct gt_family_info fi;
+	size_t i, n = 0;
+
+	for (i = 0; i < fr->n; i++)
+		n += !fr->items[i].again && fr->items[i].res.winner < 0 && fr->items[i].res.name &&
+		     !gt_scan_for_expected_miss(&fr->items[i].res) && gt_classify(fr->items[i].res.name, &fi);
+	return n;
+}
+
 static const char *how_name(enum host_for_how how)
 {
 	return how == HOST_FOR_PRELOAD ? "preload" : how == HOST_FOR_DLOPEN ? "dlopen" : "needed";
@@ -62,7 +76,13 @@ static void print_for(FILE *f, const struct host_scan_for *fr)
 		for (k = 0; k < r->nshadowed; k++)
 			fprintf(f, "%*s  shadows %s\n", 2 * it->depth + 2, "", gt_printable(r->shadowed[k]));
 	}
-	if (!loads_cuda(fr)) {
+	if (!loads_cuda(fr) && cuda_names_missed(fr) == 1)
+		fprintf(f, "%s would load no CUDA library: the loader does not find the one it asks for "
+			"(NOT FOUND above)\n", gt_printable(fr->consumer));
+	else if (!loads_cuda(fr) && cuda_names_missed(fr))
+		fprintf(f, "%s would load no CUDA library: the loader finds none of the %zu it asks for "
+			"(NOT FOUND above)\n", gt_printable(fr->consumer), cuda_names_missed(fr));
+	else if (!loads_cuda(fr)) {
 		size_t listed = 0;
 
 		for (i = 1; i < fr->nobjects; i++)
@@ -232,6 +252,46 @@ static const char *for_verdict(const struct gt_findings *fs, size_t for_from)
 	return worst == GT_SEV_INFO ? "ok" : gt_severity_name(worst);
 }
 
+/* The ids of the findings from fs->v[from..] at severity sev, each once. */
+static void ids_at(FILE *f, const struct gt_findings *fs, size_t from, enum gt_severity sev)
+{
+	size_t i, k, shown = 0;
+
+	for (i = from; i < fs->n; i++) {
+		for (k = from; k < i && (fs->v[k].id != fs->v[i].id || fs->v[k].severity != sev); k++)
+			;
+		if (fs->v[i].severity == sev && k == i)
+			fprintf(f, "%s%s", shown++ ? ", " : "", gt_finding_name(fs->v[i].id));
+	}
+}
+
+/* The verdict in words, what a newcomer reads first (issue 30): never "ok"
+ * nor a bare "0 files" when something is missing. With --for, about the set
+ * the loader would take (the findings from for_from on); else the host's. */
+static void verdict_words(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
+			  const struct host_scan_for *fr, size_t from)
+{
+	enum gt_severity worst = GT_SEV_INFO;
+	size_t i;
+
+	for (i = from; i < fs->n; i++)
+		if (fs->v[i].severity > worst)
+			worst = fs->v[i].severity;
+	if (worst != GT_SEV_INFO) {
+		fprintf(f, "%s (", worst == GT_SEV_ERROR ? "NOT OK" : fr ? "would run, with warnings" :
+			"with warnings");
+		ids_at(f, fs, from, worst);
+		fputc(')', f);
+	} else if (fr && !loads_cuda(fr))
+		fprintf(f, "needs no CUDA library");
+	else if (fr)
+		fprintf(f, "all clear: every CUDA library it asks for is found, no conflict");
+	else if (!count_files(s))
+		fprintf(f, "no CUDA library file found");
+	else
+		fprintf(f, "all clear");
+}
+
 static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findings *fs,
 		       const struct host_scan_for *fr, size_t for_from, const struct gt_scan_arch *arch,
 		       bool color)
@@ -249,12 +309,17 @@ static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findi
 		nerr += fs->v[i].severity == GT_SEV_ERROR;
 		nwarn += fs->v[i].severity == GT_SEV_WARNING;
 	}
+	if (fr)  /* the question asked comes first, and its answer in words */
+		fprintf(f, "gputrace scan --for %s: ", gt_printable(fr->consumer));
+	else
+		fprintf(f, "gputrace scan: ");
+	verdict_words(f, s, fs, fr, fr ? for_from : 0);
 	if (s->cache_only)  /* --for alone: the loader's work, no folder walked */
-		fprintf(f, "gputrace scan: the loader on paper%s; %zu finding%s (%zu error%s, %zu warning%s)\n",
+		fprintf(f, "; the loader on paper%s; %zu finding%s (%zu error%s, %zu warning%s)\n",
 			s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
 			nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
 	else
-		fprintf(f, "gputrace scan: %zu CUDA library files (%zu names) in %zu folders%s; %zu finding%s "
+		fprintf(f, "; %zu CUDA library files (%zu names) in %zu folders%s; %zu finding%s "
 			"(%zu error%s, %zu warning%s)\n", count_files(s), s->ncopies, s->nfolders,
 			s->have_cache ? "" : " (no readable ld.so.cache)", fs->n, fs->n == 1 ? "" : "s", nerr,
 			nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s");
@@ -280,7 +345,9 @@ static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findi
 	if (fr) {
 		print_for(f, fr);
 		fprintf(f, "verdict for %s: %s (%zu finding%s about what it would load)\n", gt_printable(fr->consumer),
-			for_verdict(fs, for_from), fs->n - for_from, fs->n - for_from == 1 ? "" : "s");
+			strcmp(for_verdict(fs, for_from), "ok") ? for_verdict(fs, for_from) :
+			loads_cuda(fr) ? "all clear" : "needs no CUDA library", fs->n - for_from,
+			fs->n - for_from == 1 ? "" : "s");
 	}
 	for (i = 0; i < fs->n; i++) {
 		const struct gt_finding *x = &fs->v[i];

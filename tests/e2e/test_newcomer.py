@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.e2e.gtlib import FIX, GPUTRACE, PROGS
+from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, unfold
 
 TORCHLIKE = os.path.join(FIX, "scenarios", "sc_torchlike")
 STEERING = ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV",
@@ -202,6 +202,75 @@ class TextFits(Case):
 
 LOAD_AND_DIE = os.path.join(PROGS, "load_and_die")
 README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+
+
+class ScanFirstLine(Case):
+    """scan's first line says the verdict in words, about the program with
+    --for, before any count: never "ok", nor a bare "0 CUDA library files",
+    nor "needs no CUDA library" when what it needs is missing (issue 30)."""
+
+    def first(self, *args, env=None):
+        r = self.gt("scan", "--color=never", *args, env=env)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        text = unfold(r.stdout.decode())
+        return r.returncode, text.splitlines()[0], text
+
+    def needs_missing_cudart(self):
+        """A program with DT_NEEDED libcudart.so.10.1, a name no folder holds."""
+        d = self.tmp()
+        with open(os.path.join(d, "s.c"), "w") as f:
+            f.write("int cudaFake(void) { return 0; }\n")
+        with open(os.path.join(d, "m.c"), "w") as f:
+            f.write("int cudaFake(void);\nint main(void) { return cudaFake(); }\n")
+        lib = os.path.join(d, "libcudart.so.10.1")
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, "-Wl,-soname,libcudart.so.10.1",
+                        os.path.join(d, "s.c")], check=True)
+        prog = os.path.join(d, "needs_cudart10")
+        subprocess.run(["cc", "-o", prog, os.path.join(d, "m.c"), "-L" + d, "-l:libcudart.so.10.1"], check=True)
+        os.unlink(lib)
+        return prog, d
+
+    def test_for_a_missing_runtime_is_not_ok(self):
+        prog, empty = self.needs_missing_cudart()
+        for roots in ((), (empty,)):
+            rc, first, text = self.first("--for", prog, *roots)
+            self.assertEqual(rc, 1)
+            self.assertTrue(first.startswith("gputrace scan --for %s: NOT OK (library-not-found);" % prog), first)
+            self.assertNotIn("needs no CUDA library", text)
+            self.assertIn("%s would load no CUDA library: the loader does not find the one it asks for" % prog,
+                          text)
+            self.assertIn("verdict for %s: error" % prog, text)
+
+    def test_for_a_program_without_cuda(self):
+        rc, first, text = self.first("--for", "/bin/sh", self.tmp())
+        self.assertEqual(rc, 0)
+        self.assertTrue(first.startswith("gputrace scan --for /bin/sh: needs no CUDA library; 0 CUDA library "
+                                         "files"), first)
+        self.assertIn("verdict for /bin/sh: needs no CUDA library (0 findings", text)
+        self.assertNotIn(": ok", text)
+
+    def test_for_without_a_driver_and_with_one(self):
+        fw = fix("bundle8/lib/libfw8.so")
+        rc, first, _ = self.first("--for", fw, fix("bundle8"))
+        self.assertEqual(rc, 1)
+        self.assertTrue(first.startswith("gputrace scan --for %s: NOT OK (driver-missing); " % fw), first)
+        rc, first, text = self.first("--for", fw, fix("bundle8"), env={"LD_LIBRARY_PATH": fix("driver")})
+        self.assertEqual(rc, 0, text)
+        self.assertTrue(first.startswith("gputrace scan --for %s: all clear: every CUDA library it asks for "
+                                         "is found, no conflict; 8 CUDA library files" % fw), first)
+        self.assertIn("verdict for %s: all clear (0 findings" % fw, text)
+
+    def test_roots_without_cuda_and_with_a_conflict(self):
+        rc, first, _ = self.first(self.tmp())
+        self.assertEqual(rc, 0)
+        self.assertTrue(first.startswith("gputrace scan: no CUDA library file found; 0 CUDA library files"),
+                        first)
+        broken = self.tmp()
+        os.symlink("nowhere.so.13.0", os.path.join(broken, "libcudart.so.13"))
+        rc, first, _ = self.first(broken)
+        self.assertTrue(first.startswith("gputrace scan: with warnings (broken-symlink); 1 CUDA library"), first)
+        rc, first, _ = self.first(fix("system"), fix("site-packages"))
+        self.assertTrue(first.startswith("gputrace scan: all clear; "), first)
 
 
 class ReportFileAndJq(Case):
@@ -476,7 +545,7 @@ def help_usage_options(*sub):
 
 
 class ManPages(unittest.TestCase):
-    SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry")
+    SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect")
 
     def test_a_page_per_subcommand_with_the_help_synopsis(self):
         for sub in self.SUBCOMMANDS:

@@ -604,7 +604,7 @@ class LoaderAgreement(ScanCase):
         self.assertIn("[runpath]", out)
         # the consumer's tree is the answer: no host listing before it
         lines = out.splitlines()
-        self.assertTrue(lines[0].startswith("gputrace scan: "), lines[0])
+        self.assertTrue(lines[0].startswith("gputrace scan --for %s: " % fix("bundle8/lib/libfw8.so")), lines[0])
         self.assertTrue(lines[1].startswith("for "), lines[:3])
 
     def test_text_for_a_consumer_without_cuda(self):
