@@ -17,6 +17,9 @@ int cmd_diff_main(int argc, char **argv);
 /* `gputrace retry [--fix ID | --all-fixes] [--yes] DIR` */
 int cmd_retry_main(int argc, char **argv);
 
+/* `gputrace inspect [--json] [--color=WHEN] PID` */
+int cmd_inspect_main(int argc, char **argv);
+
 /* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 

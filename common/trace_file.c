@@ -36,6 +36,12 @@ static const char *const header_env[] = {
 	GT_LOCAL_RANK_VAR, GT_LOCAL_WORLD_SIZE_VAR,
 };
 
+const char *const *gt_header_env_names(size_t *n)
+{
+	*n = sizeof(header_env) / sizeof(header_env[0]);
+	return header_env;
+}
+
 /* Static buffers: the header is written once per process, and callers
  * serialise (loader lock in the audit half, one-time init in the preload half). */
 static char header_buf[65536];

@@ -66,6 +66,9 @@ void gt_host_name(char *out, size_t cap);
 /* When a process started (/proc/PID/stat field 22; 0 or less: this one): with
  * the pid, it names one process even after pids wrap. 0 if it is gone. */
 unsigned long long gt_start_ticks_of(long pid);
+/* The variables a header records (the environment that steers loading, the
+ * rank variables): *n of them. */
+const char *const *gt_header_env_names(size_t *n);
 /* The image id: hex of the kernel's AT_RANDOM bytes, the same in both halves of
  * one program image and new after every exec. */
 const char *gt_image_id(void);

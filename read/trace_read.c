@@ -371,6 +371,8 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 		p->audit_seen = true;
 	if (json_is_true(json_object_get(o, GT_K_PAPER)))
 		p->paper = true;
+	if (json_is_true(json_object_get(o, GT_K_LIVE)))
+		p->live = true;
 	/* Either half may open a fork child's file first; the preload half's
 	 * header says "fork". Only the first image counts. */
 	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))

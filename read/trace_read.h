@@ -141,6 +141,8 @@ struct gt_process {
 	size_t argc;
 	bool audit_seen;      /* the audit half ran: searches are complete */
 	bool paper;           /* scan --for's loader on paper wrote it (report/paper.h): no run */
+	bool live;            /* inspect read it from a running process (report/live.h): the
+	                         objects mapped now, no search, no call, no end */
 	bool clean_end;       /* the "end" line is there */
 	int images;           /* program images seen (more than one: exec) */
 	bool forked;          /* a fork child: its first image is its parent's */

@@ -15,6 +15,8 @@ void gt_render_tree(FILE *f, const struct gt_report *r, bool color);
 void gt_render_json(FILE *f, const struct gt_report *r);
 /* The same with the hosts' scans grouped (compare/diff.h's gt_fleet) as "fleet". */
 void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet);
+/* The same with what gputrace inspect adds about the live process as "live". */
+void gt_render_json_live(FILE *f, const struct gt_report *r, json_t *live);
 /* One finding as the text report shows it: summary, evidence, cause, fix. */
 void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color);
 

@@ -294,7 +294,9 @@ static void facts_json(FILE *f, const struct gt_facts_tally *t)
 	json_decref(o);
 }
 
-void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
+/* The report, with the hosts' scans grouped (fleet) or what inspect adds
+ * (live) after it when given. */
+static void render_json_with(FILE *f, const struct gt_report *r, json_t *fleet, json_t *live)
 {
 	bool first = true;
 	size_t i, k;
@@ -335,5 +337,19 @@ void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
 		fputs(",\n\"fleet\": ", f);
 		json_dumpf(fleet, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	}
+	if (live) {
+		fputs(",\n\"live\": ", f);
+		json_dumpf(live, f, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	}
 	fputs("}\n", f);
+}
+
+void gt_render_json_fleet(FILE *f, const struct gt_report *r, json_t *fleet)
+{
+	render_json_with(f, r, fleet, NULL);
+}
+
+void gt_render_json_live(FILE *f, const struct gt_report *r, json_t *live)
+{
+	render_json_with(f, r, NULL, live);
 }

@@ -37,6 +37,8 @@ void gt_describe_end(const struct gt_proc_model *m, char *out, size_t cap)
 		snprintf(out, cap, "exited with status %d", m->ended_status);
 	else if (strcmp(m->ended_how, "exit") == 0)
 		snprintf(out, cap, "exited");
+	else if (strcmp(m->ended_how, "running") == 0 && m->proc->live)
+		snprintf(out, cap, "running, read from /proc without stopping it");
 	else if (strcmp(m->ended_how, "running") == 0)
 		snprintf(out, cap, "still running when this report was made");
 	else
@@ -372,7 +374,9 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 		fprintf(f, "pid %ld %s (%s): %s\n", p->pid,
 			gt_printable(p->argc ? p->argv[0] : (p->exe ? p->exe : "?")), gt_printable(who), end);
 	/* A fork child's audit half is there but writes only when it loads. */
-	if (!p->audit_seen && !p->forked)
+	if (p->live)
+		fprintf(f, "  (a live process: the files it has mapped now, no search trail, no CUDA call seen)\n");
+	else if (!p->audit_seen && !p->forked)
 		fprintf(f, "  (LD_PRELOAD alone: libraries from the exit listing, no search trail)\n");
 	/* The command adapted the run to a sanitizer (cmd/checkers.c). */
 	if (gt_process_env(p, "GPUTRACE_MODE"))

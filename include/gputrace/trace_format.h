@@ -173,6 +173,7 @@ enum gt_rule {
 #define GT_K_RANK_VAR "rank_var"    /* header: the variable the rank came from */
 #define GT_K_WORLD_SIZE "world_size" /* header: the job size a launcher set, if any */
 #define GT_K_PAPER "paper"          /* header: written by scan --for on paper, never by a run */
+#define GT_K_LIVE "live"            /* header: written by inspect from a running process's /proc, never by a run */
 #define GT_K_MAIN "main"            /* open: the object is the program itself */
 #define GT_K_CUDART_STATIC "cudart_static" /* open: the object carries the CUDA runtime linked in */
 #define GT_K_TRIES_TRUNCATED "tries_truncated" /* open/search_end: more candidates than were kept */
@@ -222,6 +223,8 @@ enum gt_rule {
 /* Which half wrote a line (GT_K_SOURCE). */
 #define GT_SOURCE_AUDIT "audit"
 #define GT_SOURCE_PRELOAD "preload"
+/* gputrace inspect: a running process read from /proc (report/live.h) */
+#define GT_SOURCE_LIVE "live"
 /* A string that is not valid UTF-8 is written with U+FFFD in place of each bad
  * byte, and the exact bytes follow in a sibling key with this suffix, as hex. */
 #define GT_HEX_SUFFIX "_hex"

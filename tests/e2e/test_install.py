@@ -14,7 +14,7 @@ from tests.e2e.gtlib import GPUTRACE, PROGS, FIX, traces_in
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_TORCH = os.path.join(TOP, "tests", "fake_torch")
-SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry")
+SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect")
 with open(os.path.join(TOP, "VERSION")) as _f:
     VERSION = _f.read().strip()
 
@@ -67,6 +67,7 @@ class InstallMoveUninstall(unittest.TestCase):
             "usr/share/man/man1/gputrace.1",
             "usr/share/man/man1/gputrace-diff.1",
             "usr/share/man/man1/gputrace-doctor.1",
+            "usr/share/man/man1/gputrace-inspect.1",
             "usr/share/man/man1/gputrace-report.1",
             "usr/share/man/man1/gputrace-retry.1",
             "usr/share/man/man1/gputrace-scan.1",
