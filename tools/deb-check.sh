@@ -10,8 +10,9 @@ fail() { say "FAILED: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (apt-get install)"
 # The fixture program it traces (build/ may have been cleaned since make check).
-make -s fixtures
-make -s deb
+jobs=$(nproc)
+make -s -j"$jobs" fixtures
+make -s -j"$jobs" deb
 deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
 if command -v lintian >/dev/null 2>&1; then
 	lintian --fail-on error "$deb"

@@ -16,6 +16,7 @@ import glob
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 # The slowest modules first, so that the pool does not end waiting on one.
@@ -36,10 +37,18 @@ def modules(names):
 
 
 def run(module):
+    """Runs one module; returns its name, exit status, output, wall seconds
+    and CPU seconds (user + system of the module and every process it
+    waited for: the figure that other load on the machine does not change)."""
     start = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "unittest", "-v", "tests.e2e." + module],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ)
-    return module, p.returncode, p.stdout.decode(errors="replace"), time.monotonic() - start
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen([sys.executable, "-m", "unittest", "-v", "tests.e2e." + module],
+                             stdout=out, stderr=subprocess.STDOUT, env=os.environ)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    return module, p.returncode, text, time.monotonic() - start, usage.ru_utime + usage.ru_stime
 
 
 def main():
@@ -48,19 +57,22 @@ def main():
     ap.add_argument("module", nargs="*")
     args = ap.parse_args()
     todo = modules(args.module)
-    failed, times = [], []
+    failed, times, cpu = [], [], []
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
         for done in concurrent.futures.as_completed([ex.submit(run, m) for m in todo]):
-            module, rc, out, secs = done.result()
-            sys.stdout.write("==== %s (%.0f s, exit %d)\n%s\n" % (module, secs, rc, out))
+            module, rc, out, secs, cpu_secs = done.result()
+            sys.stdout.write("==== %s (%.0f s, %.0f s CPU, exit %d)\n%s\n" % (module, secs, cpu_secs, rc, out))
             sys.stdout.flush()
             times.append((secs, module))
+            cpu.append((cpu_secs, module))
             if rc != 0:
                 failed.append(module)
     print("run-e2e: %d modules in %.0f s with -j %d; slowest: %s" % (
         len(todo), time.monotonic() - start, args.j,
         ", ".join("%s %.0f s" % (m, s) for s, m in sorted(times, reverse=True)[:5])))
+    print("run-e2e: %.0f s CPU in all; most: %s" % (
+        sum(c for c, _ in cpu), ", ".join("%s %.0f s" % (m, c) for c, m in sorted(cpu, reverse=True)[:8])))
     if failed:
         print("run-e2e: FAILED: %s" % ", ".join(failed))
         return 1
