@@ -1070,7 +1070,7 @@ int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, 
 			  void (*on_line)(const char *line, void *data), void *data)
 {
 	char lib[PATH_MAX], looked[4 * PATH_MAX], cmd[PATH_MAX];
-	int pipefd[2], wstatus = 0, i;
+	int pipefd[2], wstatus = 0;
 	pid_t pid, w;
 
 	*out = NULL;
@@ -1084,14 +1084,15 @@ int cmd_run_traced_stream(char *const *argv, const char *dir, char *const *env, 
 	if (pid < 0)
 		return 127;
 	if (pid == 0) {
-		/* The child alone gets the tracer and the settings: the caller
-		 * runs several of these with different ones. */
-		if (dup2(pipefd[1], STDOUT_FILENO) < 0 || !set_loader_env(lib) ||
-		    setenv("GPUTRACE_DIR", dir, 1) != 0)
+		/* The child alone gets the tracer and the settings, set up as
+		 * every traced command is (setup_child): the caller runs
+		 * several of these with different ones. */
+		struct cmd_launch_opts o = { .argv = argv, .env = env };
+		struct child_setup cs = { .o = &o, .lib = lib, .dir = dir };
+
+		cs.resolved = cmd_resolve_command(argv[0], cmd, sizeof(cmd)) == 0 ? cmd : NULL;
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0 || !setup_child(&cs))
 			_exit(127);
-		for (i = 0; env && env[i]; i++)
-			putenv(env[i]);
-		cmd_checkers_adapt(cmd_resolve_command(argv[0], cmd, sizeof(cmd)) == 0 ? cmd : NULL, lib, false);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
