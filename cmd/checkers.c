@@ -6,7 +6,7 @@
 #include "cmd/checkers.h"
 
 #include "host/elf_info.h"
-#include "rules/fix_data.h"
+#include "rules/fix.h"
 
 #include <fcntl.h>
 #include <gelf.h>

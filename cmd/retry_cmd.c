@@ -31,7 +31,8 @@
 #include "common/trace_file.h"
 #include "common/xalloc.h"
 #include "compare/diff.h"
-#include "rules/fix_data.h"
+#include "rules/fix.h"
+#include "rules/fix_json.h"
 #include "render/fold.h"
 #include "render/printable.h"
 
@@ -53,9 +54,11 @@ static const char *const loading_vars[] = {
 };
 #define NVARS (sizeof(loading_vars) / sizeof(loading_vars[0]))
 
-/* One fix to try, and the findings that proposed it. */
+/* One fix to try (or, for --all-fixes, several applied in turn), and the
+ * findings that proposed it. */
 struct candidate {
-	json_t *fix;
+	struct gt_fix *parts;
+	size_t nparts;
 	json_t *ids;
 };
 
@@ -66,7 +69,8 @@ struct plan {
 	size_t n;
 	json_t *view;             /* the first run's diagnosis */
 	size_t nfindings;
-	json_t *installs;         /* fixes that need an installer: said, never run */
+	json_t *installs;         /* findings whose fix needs an installer: said, never run */
+	struct gt_fix *install_fixes;  /* their fixes, in the same order */
 	char foreign[512];        /* why the trace is not this user's on this host; "" when it is */
 };
 
@@ -138,16 +142,18 @@ static int exit_of(const struct gt_process *p)
 	return p->reaped_signal ? 128 + p->reaped_signal : p->exit_status;
 }
 
-static void add_candidate(struct plan *pl, json_t *fix, const char *id)
+static void add_candidate(struct plan *pl, const struct gt_fix *fix, const char *id)
 {
 	size_t i, k;
 	json_t *v;
 
-	for (i = 0; i < pl->n && !json_equal(pl->c[i].fix, fix); i++)
+	for (i = 0; i < pl->n && !gt_fix_equal(&pl->c[i].parts[0], fix); i++)
 		;
 	if (i == pl->n) {
 		pl->c = gt_xrealloc(pl->c, (pl->n + 1) * sizeof(*pl->c));
-		pl->c[pl->n].fix = json_deep_copy(fix);
+		pl->c[pl->n].parts = gt_xcalloc(1, sizeof(*pl->c[pl->n].parts));
+		gt_fix_copy(&pl->c[pl->n].parts[0], fix);
+		pl->c[pl->n].nparts = 1;
 		pl->c[pl->n].ids = json_array();
 		pl->n++;
 	}
@@ -157,44 +163,73 @@ static void add_candidate(struct plan *pl, json_t *fix, const char *id)
 	json_array_append_new(pl->c[i].ids, json_string(id));
 }
 
-/* Every fix at once: the edits of all, one after the other. */
+/* Every fix at once: the fixes of all, applied one after the other. */
 static void merge_candidates(struct plan *pl)
 {
-	json_t *all = json_array(), *ids = json_array(), *v, *merged;
+	struct gt_fix *all;
+	json_t *ids = json_array(), *v;
 	size_t i, k;
 
-	if (pl->n < 2)
+	if (pl->n < 2) {
+		json_decref(ids);
 		return;
+	}
+	all = gt_xcalloc(pl->n, sizeof(*all));
 	for (i = 0; i < pl->n; i++) {
-		json_array_append_new(all, pl->c[i].fix);
+		all[i] = pl->c[i].parts[0];
+		free(pl->c[i].parts);
 		json_array_foreach(pl->c[i].ids, k, v)
 			json_array_append(ids, v);
 		json_decref(pl->c[i].ids);
 	}
-	merged = json_object();
-	json_object_set_new(merged, "all", all);
-	pl->c[0].fix = merged;
+	pl->c[0].parts = all;
+	pl->c[0].nparts = pl->n;
 	pl->c[0].ids = ids;
 	pl->n = 1;
 }
 
+/* A finding's fix, as the one parser reads it: one that cannot be read is
+ * said and not tried; a kind of edit this gputrace does not know (a newer
+ * one's) is said and left out, never applied. */
+static bool read_fix(json_t *finding, struct gt_fix *fix)
+{
+	const char *id = json_string_value(json_object_get(finding, "id"));
+	char skipped[512], err[512];
+
+	if (!gt_fix_from_json(json_object_get(finding, "fix_data"), fix, skipped, sizeof(skipped), err,
+			      sizeof(err))) {
+		fprintf(stderr, WHO ": finding %s: its fix cannot be read, not tried: %s\n", gt_printable(id),
+			gt_printable(err));
+		return false;
+	}
+	if (skipped[0])
+		fprintf(stderr, WHO ": finding %s: %s in its fix is not known to this gputrace (a newer one's?): "
+			"left out\n", gt_printable(id), gt_printable(skipped));
+	return true;
+}
+
 static bool plan_fixes(struct plan *pl, const struct cmd_retry_opts *o, char *err, size_t cap)
 {
-	json_t *f, *fd;
-	size_t i;
+	struct gt_fix fix;
+	size_t i, n;
+	json_t *f;
 
 	pl->installs = json_array();
 	json_array_foreach(json_object_get(pl->view, "findings"), i, f) {
 		const char *id = json_string_value(json_object_get(f, "id"));
 
 		pl->nfindings++;
-		if (o->fix_id && strcmp(o->fix_id, id) != 0)
+		if ((o->fix_id && strcmp(o->fix_id, id) != 0) || !json_object_get(f, "fix_data") || !read_fix(f, &fix))
 			continue;
-		fd = json_object_get(f, "fix_data");
-		if (gt_fix_is_env(fd))
-			add_candidate(pl, fd, id);
-		else if (json_string_value(json_object_get(fd, "install")))
+		if (gt_fix_has_env(&fix)) {
+			add_candidate(pl, &fix, id);
+		} else if (gt_fix_install_command(&fix)) {
+			n = json_array_size(pl->installs);
 			json_array_append(pl->installs, f);
+			pl->install_fixes = gt_xrealloc(pl->install_fixes, (n + 1) * sizeof(*pl->install_fixes));
+			gt_fix_copy(&pl->install_fixes[n], &fix);
+		}
+		gt_fix_free(&fix);
 	}
 	if (o->all_fixes)
 		merge_candidates(pl);
@@ -211,58 +246,32 @@ static bool plan_fixes(struct plan *pl, const struct cmd_retry_opts *o, char *er
 
 /* ---- the environment */
 
-static char *recorded_value(json_t *env, const char *name)
+/* The recorded environment as the user had it (exact bytes): without the
+ * tracer in LD_PRELOAD and LD_AUDIT (the launcher puts it back). */
+static void user_env(const struct gt_process *p, struct gt_env *env)
 {
-	char key[64];
-	const char *hex, *v;
-	char *out;
-	size_t i, n;
-
-	snprintf(key, sizeof(key), "%s_hex", name);
-	hex = json_string_value(json_object_get(env, key));
-	if (hex) {
-		n = strlen(hex) / 2;
-		out = gt_xmalloc(n + 1);
-		for (i = 0; i < n; i++)
-			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&out[i]);
-		out[n] = 0;
-		return out;
-	}
-	v = json_string_value(json_object_get(env, name));
-	return v ? gt_xstrdup(v) : NULL;
-}
-
-/* The recorded environment as the user had it: without the tracer in
- * LD_PRELOAD and LD_AUDIT (the launcher puts it back). */
-static json_t *user_env(const struct gt_process *p)
-{
-	json_t *env = json_object();
 	size_t i;
 
+	memset(env, 0, sizeof(*env));
 	for (i = 0; i + 1 < NVARS; i++) {
-		char *v = recorded_value((json_t *)p->env, loading_vars[i]), *mine = v;
+		char *mine = gt_fix_recorded_var(p, loading_vars[i]);
 
-		if (v && (!strcmp(loading_vars[i], "LD_PRELOAD") || !strcmp(loading_vars[i], "LD_AUDIT"))) {
-			mine = gt_list_without_tracer(v);
-			free(v);
-		}
 		if (mine)
-			json_object_set_new(env, loading_vars[i], json_string(mine));
+			gt_env_put(env, loading_vars[i], mine);
 		free(mine);
 	}
-	return env;
 }
 
 /* The recorded environment as the launcher's edits for the command's own
  * process ("NAME=value", or "NAME" to unset): gputrace's own environment is
  * never changed, so every run of a retry starts from the same. */
-static char **env_edits(json_t *env)
+static char **env_edits(const struct gt_env *env)
 {
 	char **edits = gt_xcalloc(NVARS, sizeof(*edits));
 	size_t i;
 
 	for (i = 0; i + 1 < NVARS; i++) {
-		const char *v = json_string_value(json_object_get(env, loading_vars[i]));
+		const char *v = gt_env_get(env, loading_vars[i]);
 
 		edits[i] = v ? gt_xasprintf("%s=%s", loading_vars[i], v) : gt_xstrdup(loading_vars[i]);
 	}
@@ -280,35 +289,46 @@ static void free_edits(char **edits)
 
 /* The fix is applied for a run on this host: its folders are compared
  * through this host's files (facts asked now, never written). */
-static bool apply_fix(json_t *fix, json_t *env)
+static bool apply_fix(const struct candidate *c, struct gt_env *env)
 {
 	struct gt_host_facts *facts = gt_facts_here();
-	json_t *all = json_object_get(fix, "all"), *v;
 	bool changed = false;
 	size_t i;
 
-	if (!all)
-		changed = gt_fix_apply(fix, env, facts);
-	json_array_foreach(all, i, v)
-		changed |= gt_fix_apply(v, env, facts);
+	for (i = 0; i < c->nparts; i++)
+		changed |= gt_fix_apply(&c->parts[i], env, facts);
 	return changed;
 }
 
-static void describe(json_t *fix, char *out, size_t cap)
+static void describe(const struct candidate *c, char *out, size_t cap)
 {
-	json_t *all = json_object_get(fix, "all"), *v;
 	size_t i, len = 0;
 	char one[4096];
 
-	if (!all) {
-		gt_fix_describe(fix, out, cap);
+	if (c->nparts == 1) {
+		gt_fix_describe(&c->parts[0], out, cap);
 		return;
 	}
 	out[0] = 0;
-	json_array_foreach(all, i, v) {
-		gt_fix_describe(v, one, sizeof(one));
+	for (i = 0; i < c->nparts; i++) {
+		gt_fix_describe(&c->parts[i], one, sizeof(one));
 		len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", i ? "; " : "", one);
 	}
+}
+
+/* The candidate as its "fix_data": the fix's own, or for several at once
+ * {"all": [each one's]}. */
+static json_t *candidate_json(const struct candidate *c)
+{
+	json_t *all;
+	size_t i;
+
+	if (c->nparts == 1)
+		return gt_fix_to_json(&c->parts[0]);
+	all = json_array();
+	for (i = 0; i < c->nparts; i++)
+		json_array_append_new(all, gt_fix_to_json(&c->parts[i]));
+	return json_pack("{so}", "all", all);
 }
 
 /* ---- the command */
@@ -408,17 +428,17 @@ static void origin_of(const struct gt_process *p, char *why, size_t cap)
  * each variable it sets, as the question shows them. */
 static void say_command(FILE *f, const struct gt_process *p)
 {
-	json_t *env = user_env(p), *v;
-	const char *name;
+	struct gt_env env;
 	size_t i;
 
+	user_env(p, &env);
 	fprintf(f, WHO ": the command:");
 	for (i = 0; i < p->argc; i++)
 		fprintf(f, " %s", gt_printable(p->argv[i]));
 	fprintf(f, "\n  (%s, in %s)\n", gt_printable(p->exe), gt_printable(p->cwd ? p->cwd : "?"));
-	json_object_foreach(env, name, v)
-		fprintf(f, "  with %s=%s\n", name, gt_printable(json_string_value(v)));
-	json_decref(env);
+	for (i = 0; i < env.n; i++)
+		fprintf(f, "  with %s=%s\n", env.v[i].name, gt_printable(env.v[i].value));
+	gt_env_free(&env);
 }
 
 static bool confirm(const struct plan *pl, const struct cmd_retry_opts *o, char *err, size_t cap)
@@ -430,7 +450,7 @@ static bool confirm(const struct plan *pl, const struct cmd_retry_opts *o, char 
 
 	say_command(f, &pl->root);
 	for (i = 0; i < pl->n; i++) {
-		describe(pl->c[i].fix, desc, sizeof(desc));
+		describe(&pl->c[i], desc, sizeof(desc));
 		fprintf(f, "  run %zu: with %s\n", i + 1, gt_printable(desc));
 	}
 	if (pl->foreign[0])
@@ -497,7 +517,7 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 	char desc[8192], cmd[16384], line[16400];
 	bool helped = true;
 
-	describe(c->fix, desc, sizeof(desc));
+	describe(c, desc, sizeof(desc));
 	json_array_foreach(c->ids, i, v) {
 		bool went = in_list(gone, json_string_value(v));
 
@@ -532,15 +552,15 @@ static bool judge(const struct plan *pl, const struct candidate *c, json_t *afte
 			       "what changed)\n");
 		fprintf(out, "  traces in %s\n", gt_printable(folder));
 		/* verified: the command that does the same without gputrace */
-		if (helped && gt_fix_command(c->fix, &pl->root, gt_facts_here(), cmd, sizeof(cmd))) {
+		if (helped && gt_fix_command(c->parts, c->nparts, &pl->root, gt_facts_here(), cmd, sizeof(cmd))) {
 			snprintf(line, sizeof(line), "  run: %s", cmd);
 			fprintf(out, "%s\n", line);
 		}
 		gt_fold_close(&fb, say_to);
 	}
 	json_object_set_new(result, "fix", json_string(desc));
-	json_object_set(result, "fix_data", c->fix);
-	if (gt_fix_command(c->fix, &pl->root, gt_facts_here(), cmd, sizeof(cmd)))
+	json_object_set_new(result, "fix_data", candidate_json(c));
+	if (gt_fix_command(c->parts, c->nparts, &pl->root, gt_facts_here(), cmd, sizeof(cmd)))
 		json_object_set_new(result, "command", gt_json_text(cmd));
 	json_object_set(result, "for", c->ids);
 	json_object_set_new(result, "traces", gt_json_text(folder));
@@ -573,15 +593,17 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 		   bool quiet)
 {
 	char folder[PATH_MAX + 32], exe[PATH_MAX], err[8192], desc[8192], **edits;
-	json_t *env = user_env(&pl->root), *after;
+	struct gt_env env;
+	json_t *after;
 	struct stat st;
 	struct cmd_launch_opts lo = { 0 };
 	char **argv;
 	bool by_name;
 	int status;
 
-	describe(c->fix, desc, sizeof(desc));
-	if (!apply_fix(c->fix, env)) {
+	user_env(&pl->root, &env);
+	describe(c, desc, sizeof(desc));
+	if (!apply_fix(c, &env)) {
 		if (!quiet)
 			fprintf(say_to, "with %s: not run: the recorded environment of pid %ld (the process gputrace "
 			       "started) is so already; the setting is made inside the command (a script, or a "
@@ -590,12 +612,12 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 		json_object_set_new(result, "fix", json_string(desc));
 		json_object_set_new(result, "not_run", json_string("the recorded environment is so already"));
 		json_object_set_new(result, "helped", json_false());
-		json_decref(env);
+		gt_env_free(&env);
 		return 0;
 	}
 	if (!program(&pl->root, exe, sizeof(exe), &by_name, err, sizeof(err))) {
 		fprintf(stderr, WHO ": %s\n", gt_printable(err));
-		json_decref(env);
+		gt_env_free(&env);
 		return -1;
 	}
 	new_folder(parent, folder, sizeof(folder));
@@ -606,12 +628,12 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 	if (pl->root.cwd && (stat(pl->root.cwd, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		fprintf(stderr, WHO ": cannot go to the recorded working folder %s: %s\n",
 			gt_printable(pl->root.cwd), strerror(errno ? errno : ENOTDIR));
-		json_decref(env);
+		gt_env_free(&env);
 		return -1;
 	}
 	/* the command's own process gets the folder, the variables and, with
 	 * --json, stdout on stderr (stdout is the one object): never this one */
-	edits = env_edits(env);
+	edits = env_edits(&env);
 	lo.env = edits;
 	lo.cwd = pl->root.cwd;
 	lo.stdout_to_stderr = quiet;
@@ -624,7 +646,7 @@ static int run_one(const struct plan *pl, const struct candidate *c, const char 
 	fflush(NULL);
 	free(argv);
 	free_edits(edits);
-	json_decref(env);
+	gt_env_free(&env);
 	after = view_of(folder, err, sizeof(err));
 	if (!after) {
 		fprintf(stderr, WHO ": the run again left no diagnosis: %s\n", gt_printable(err));
@@ -645,18 +667,23 @@ static void say_installs(const struct plan *pl, bool quiet)
 	json_array_foreach(pl->installs, i, f)
 		fprintf(say_to, "%s: the fix needs an installer, which gputrace never runs: %s\n",
 		       json_string_value(json_object_get(f, "id")),
-		       gt_printable(json_string_value(json_object_get(json_object_get(f, "fix_data"), "install"))));
+		       gt_printable(gt_fix_install_command(&pl->install_fixes[i])));
 }
 
 static void plan_free(struct plan *pl)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < pl->n; i++) {
-		json_decref(pl->c[i].fix);
+		for (k = 0; k < pl->c[i].nparts; k++)
+			gt_fix_free(&pl->c[i].parts[k]);
+		free(pl->c[i].parts);
 		json_decref(pl->c[i].ids);
 	}
 	free(pl->c);
+	for (i = 0; i < json_array_size(pl->installs); i++)
+		gt_fix_free(&pl->install_fixes[i]);
+	free(pl->install_fixes);
 	json_decref(pl->view);
 	json_decref(pl->installs);
 	gt_process_free(&pl->root);

@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 
 #include "common/xalloc.h"
-#include "rules/fix_data.h"
+#include "rules/fix.h"
+#include "rules/fix_json.h"
 #include "render/printable.h"
 #include "render/render.h"
 
@@ -99,7 +100,33 @@ static void add_host(json_t *hosts, const char *h)
 	json_array_append_new(hosts, gt_json_text(h));
 }
 
-static json_t *findings_view(json_t *findings)
+/* A finding's fix read as this gputrace reads fixes (rules/fix_json.h) and
+ * written again: what retry would apply. A kind of edit it does not know
+ * (a newer gputrace's) is said on stderr and left out; a fix it cannot
+ * read refuses the input (err), never half-read. */
+static bool fix_view(json_t *f, const char *source, json_t *x, char *err, size_t errcap)
+{
+	json_t *fd = json_object_get(f, "fix_data");
+	struct gt_fix fix;
+	char skipped[512], why[512];
+	const char *id = str(f, "id") ? str(f, "id") : "?";
+
+	if (!fd)
+		return true;
+	if (!gt_fix_from_json(fd, &fix, skipped, sizeof(skipped), why, sizeof(why))) {
+		snprintf(err, errcap, "%s: finding %s: fix_data: %s", source, id, why);
+		return false;
+	}
+	if (skipped[0])
+		fprintf(stderr, "gputrace: %s: finding %s: fix_data: %s: not known to this gputrace (a newer one's?), "
+			"left out\n", gt_printable(source), gt_printable(id), gt_printable(skipped));
+	if (fix.n)
+		json_object_set_new(x, "fix_data", gt_fix_to_json(&fix));
+	gt_fix_free(&fix);
+	return true;
+}
+
+static json_t *findings_view(json_t *findings, const char *source, char *err, size_t errcap)
 {
 	json_t *out = json_array(), *f, *x;
 	size_t i;
@@ -109,9 +136,11 @@ static json_t *findings_view(json_t *findings)
 		set_str(x, "id", str(f, "id"));
 		set_str(x, "severity", str(f, "severity"));
 		set_str(x, "summary", str(f, "summary"));
-		if (json_object_get(f, "fix_data"))
-			json_object_set(x, "fix_data", json_object_get(f, "fix_data"));
 		json_array_append_new(out, x);
+		if (!fix_view(f, source, x, err, errcap)) {
+			json_decref(out);
+			return NULL;
+		}
 	}
 	return out;
 }
@@ -145,11 +174,18 @@ static json_t *root_process(json_t *procs)
 	return json_array_get(procs, 0);
 }
 
-static json_t *view_of_report_json(json_t *doc, const char *source)
+static json_t *view_of_report_json(json_t *doc, const char *source, char *err, size_t errcap)
 {
-	json_t *v = json_object(), *libs = json_array(), *hosts = json_array(), *procs, *p, *l, *root;
+	json_t *findings = findings_view(json_object_get(doc, "findings"), source, err, errcap);
+	json_t *v, *libs, *hosts, *procs, *p, *l, *root;
 	size_t i, k;
 	char label[1024];
+
+	if (!findings)
+		return NULL;
+	v = json_object();
+	libs = json_array();
+	hosts = json_array();
 
 	procs = json_object_get(doc, "processes");
 	json_array_foreach(procs, i, p) {
@@ -169,18 +205,25 @@ static json_t *view_of_report_json(json_t *doc, const char *source)
 	json_object_set_new(v, "label", json_string(label));
 	json_object_set_new(v, "hosts", hosts);
 	json_object_set_new(v, "libraries", libs);
-	json_object_set_new(v, "findings", findings_view(json_object_get(doc, "findings")));
+	json_object_set_new(v, "findings", findings);
 	json_object_set_new(v, "env", user_env(root ? json_object_get(root, "env") : NULL));
 	json_object_set_new(v, "status", json_integer(status_of_findings(json_object_get(doc, "findings"))));
 	return v;
 }
 
-static json_t *view_of_scan_json(json_t *doc, const char *source)
+static json_t *view_of_scan_json(json_t *doc, const char *source, char *err, size_t errcap)
 {
-	json_t *v = json_object(), *libs = json_array(), *hosts = json_array(), *c;
+	json_t *findings = findings_view(json_object_get(doc, "findings"), source, err, errcap);
+	json_t *v, *libs, *hosts, *c;
 	const char *host = str(doc, "host");
 	char label[512];
 	size_t i;
+
+	if (!findings)
+		return NULL;
+	v = json_object();
+	libs = json_array();
+	hosts = json_array();
 
 	json_array_foreach(json_object_get(doc, "copies"), i, c)
 		add_lib(libs, c, str(c, "where"));
@@ -191,7 +234,7 @@ static json_t *view_of_scan_json(json_t *doc, const char *source)
 	json_object_set_new(v, "label", json_string(label));
 	json_object_set_new(v, "hosts", hosts);
 	json_object_set_new(v, "libraries", libs);
-	json_object_set_new(v, "findings", findings_view(json_object_get(doc, "findings")));
+	json_object_set_new(v, "findings", findings);
 	json_object_set_new(v, "env", user_env(json_object_get(doc, "env")));
 	json_object_set_new(v, "status", json_integer(status_of_findings(json_object_get(doc, "findings"))));
 	return v;
@@ -200,10 +243,11 @@ static json_t *view_of_scan_json(json_t *doc, const char *source)
 json_t *gt_view_of_scan_text(const char *text, size_t len, const char *source)
 {
 	json_t *doc = json_loadb(text, len, 0, NULL), *v;
+	char err[1024];
 
-	if (!doc)
+	/* this gputrace's own scan: it reads back whole */
+	if (!doc || !(v = view_of_scan_json(doc, source, err, sizeof(err))))
 		abort();
-	v = view_of_scan_json(doc, source);
 	json_decref(doc);
 	return v;
 }
@@ -214,6 +258,7 @@ json_t *gt_view_of_report(const struct gt_report *r, const char *source)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	json_t *doc, *v = NULL;
+	char err[1024];
 
 	if (!f)
 		abort();
@@ -222,7 +267,7 @@ json_t *gt_view_of_report(const struct gt_report *r, const char *source)
 	doc = json_loadb(buf, len, 0, NULL);
 	free(buf);
 	if (doc)
-		v = view_of_report_json(doc, source);
+		v = view_of_report_json(doc, source, err, sizeof(err));
 	json_decref(doc);
 	return v;
 }
@@ -279,7 +324,7 @@ static bool version_known(json_t *doc, const char *path, const char *format, cha
 static bool load_json_file(const char *path, json_t *views, char *err, size_t errcap)
 {
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
+	json_t *doc = json_load_file(path, 0, &je), *v;
 	const char *format;
 	bool ok;
 
@@ -293,11 +338,13 @@ static bool load_json_file(const char *path, json_t *views, char *err, size_t er
 		json_decref(doc);
 		return false;
 	}
-	if (ok && strcmp(format, "gputrace-report") == 0)
-		json_array_append_new(views, view_of_report_json(doc, path));
-	else if (ok)
-		json_array_append_new(views, view_of_scan_json(doc, path));
-	else
+	if (ok) {
+		v = strcmp(format, "gputrace-report") == 0 ? view_of_report_json(doc, path, err, errcap) :
+							      view_of_scan_json(doc, path, err, errcap);
+		ok = v != NULL;
+		if (ok)
+			json_array_append_new(views, v);
+	} else
 		snprintf(err, errcap, "%s: not the JSON of gputrace report --json or scan --json (no \"format\" "
 			 "of gputrace-report or gputrace-scan)", path);
 	json_decref(doc);

@@ -1019,6 +1019,26 @@ const char *gt_process_env(const struct gt_process *p, const char *name)
 	return json_string_value(json_object_get(p->env, name));
 }
 
+char *gt_process_env_bytes(const struct gt_process *p, const char *name)
+{
+	char key[160], *out;
+	const char *hex, *v;
+	size_t i, n;
+
+	snprintf(key, sizeof(key), "%s_hex", name);
+	hex = json_string_value(json_object_get(p->env, key));
+	if (hex) {
+		n = strlen(hex) / 2;
+		out = gt_xmalloc(n + 1);
+		for (i = 0; i < n; i++)
+			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&out[i]);
+		out[n] = 0;
+		return out;
+	}
+	v = json_string_value(json_object_get(p->env, name));
+	return v ? gt_xstrdup(v) : NULL;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

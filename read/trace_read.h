@@ -202,6 +202,9 @@ char *gt_command_words(char *const *argv, size_t argc);
 
 /* The value of an environment variable recorded in the header, or NULL. */
 const char *gt_process_env(const struct gt_process *p, const char *name);
+/* The same as its exact bytes (from the header's "<name>_hex" twin when the
+ * value is not UTF-8), malloc'd; NULL when the header has no such variable. */
+char *gt_process_env_bytes(const struct gt_process *p, const char *name);
 
 /* Reads one trace file. On failure returns false and writes a one-line reason
  * (naming the file and the line) into err. */

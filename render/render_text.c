@@ -248,7 +248,7 @@ static void finding_lines(FILE *f, const struct gt_report *r, const struct gt_fi
 	}
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
 	/* shell-quoted, never through gt_printable (no \x0a in a command) */
-	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
+	if (gt_fix_command(&x->fix_data, 1, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
 			   sizeof(cmd)))
 		fprintf(f, "           run: %s\n", cmd);
 }

@@ -4,6 +4,7 @@
 
 #include "common/jline.h"
 #include "common/xalloc.h"
+#include "rules/fix_json.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,10 +200,10 @@ json_t *gt_finding_json(const struct gt_finding *x)
 	gt_evidence_str(o, "summary", x->summary);
 	json_object_set_new(o, "evidence", json_incref(x->evidence));
 	gt_evidence_str(o, "fix", x->fix);
-	if (x->fix_data)
-		json_object_set_new(o, "fix_data", json_incref(x->fix_data));
+	if (x->fix_data.n)
+		json_object_set_new(o, "fix_data", gt_fix_to_json(&x->fix_data));
 	/* the fix as a command to paste (issue 30): added, no field renamed */
-	if (gt_fix_command(x->fix_data, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
+	if (gt_fix_command(&x->fix_data, 1, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
 			   sizeof(cmd)))
 		gt_evidence_str(o, "command", cmd);
 	return o;
@@ -236,7 +237,7 @@ void gt_findings_free_last(struct gt_findings *f, size_t keep)
 
 		free(x->summary);
 		free(x->fix);
-		json_decref(x->fix_data);
+		gt_fix_free(&x->fix_data);
 		json_decref(x->evidence);
 	}
 }
@@ -248,7 +249,7 @@ void gt_findings_free(struct gt_findings *f)
 	for (i = 0; i < f->n; i++) {
 		free(f->v[i].summary);
 		free(f->v[i].fix);
-		json_decref(f->v[i].fix_data);
+		gt_fix_free(&f->v[i].fix_data);
 		json_decref(f->v[i].evidence);
 	}
 	free(f->v);

@@ -9,6 +9,7 @@
 
 #include "gputrace/findings.h"
 #include "read/model.h"
+#include "rules/fix.h"
 
 struct gt_group;
 
@@ -19,9 +20,9 @@ struct gt_finding {
 	enum gt_severity severity;
 	char *summary;                  /* one line */
 	char *fix;                      /* what to do, concretely */
-	json_t *fix_data;               /* the fix as data, or NULL: {"env": {...}} that
-	                                   gputrace retry can apply, or {"install": "CMD"}
-	                                   that it names and never runs (fix_data.c) */
+	struct gt_fix fix_data;         /* the fix as edits (rules/fix.h), none when it is no
+	                                   change gputrace retry can apply or name: the
+	                                   JSON's "fix_data" (rules/fix_json.c) */
 	json_t *evidence;               /* array of objects, each with "what" */
 	const struct gt_proc_model *proc;
 	const struct gt_group *members;  /* set when the finding is about other processes than proc's group */
@@ -57,41 +58,6 @@ void gt_evidence_str(json_t *e, const char *key, const char *value);
 void gt_evidence_int(json_t *e, const char *key, long long value);
 /* A JSON string of text that may not be UTF-8 (U+FFFD for bad bytes). */
 json_t *gt_json_text(const char *value);
-/* The fix as data (rules/fix_data.c), added to f->fix_data. Only changes of
- * the environment a run can be given again: a list variable losing entries
- * (LD_LIBRARY_PATH minus a folder), gaining them, a variable unset or set. */
-void gt_fix_list_remove(struct gt_finding *f, const char *var, const char *entry);
-void gt_fix_list_append(struct gt_finding *f, const char *var, const char *entry);
-void gt_fix_unset(struct gt_finding *f, const char *var);
-void gt_fix_set(struct gt_finding *f, const char *var, const char *value);
-/* LD_PRELOAD without path: unset when it was the process's only entry of its
- * own (libgputrace.so, the tracer's, does not count), else that entry removed. */
-void gt_fix_preload_remove(struct gt_finding *f, const struct gt_proc_model *m, const char *path);
-/* An installer's command line: said, never run by gputrace. */
-void gt_fix_install(struct gt_finding *f, const char *command);
-/* A pip install of package (a requirement: "torch", "nvidia-cudnn-cu13==9.19.0.56",
- * shell-quoted here) with pip_args after it, as an install fix that fits
- * where the framework at path was installed (issue 30): that environment's
- * own python -m pip in a venv or another prefix, conda install -p of
- * conda_package (when not NULL) in the CONDA_PREFIX the process ran in, and
- * for a system-wide or user install (PEP 668: an externally managed Python
- * refuses pip there) a new venv, never --break-system-packages. Decided
- * from the recorded path and environment alone. */
-void gt_fix_pip_install(struct gt_finding *f, const struct gt_process *p, const char *path,
-			const char *package, const char *pip_args, const char *conda_package);
-/* The fix as a command to paste into a POSIX shell: for a change of the
- * environment, the process's own command line (argv, shell-quoted) run
- * with the variables as the fix leaves them (env -u VAR for one unset,
- * VAR='value' for one set), from what its trace recorded; for an install,
- * the installer's command. Returns false (out empty) when there is none:
- * no fix as data, or one that changes nothing of the recorded environment. */
-bool gt_fix_command(json_t *fix_data, const struct gt_process *p, struct gt_host_facts *facts, char *out,
-		    size_t cap);
-/* word as one shell word: itself when it needs no quotes, in '...' when
- * it has no control character, in $'...' (bash, zsh, ksh) with \xHH
- * escapes when it has one: never a raw control byte. */
-void gt_shell_quote(const char *word, char *out, size_t cap);
-
 /* A finding as JSON: id, severity, summary, evidence, fix (what report,
  * scan and doctor all print). A NULL list gives an empty array. */
 json_t *gt_finding_json(const struct gt_finding *x);

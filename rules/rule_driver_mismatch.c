@@ -108,7 +108,7 @@ static void report_library(const struct gt_proc_model *m, const struct gt_lib *l
 	f = gt_finding_add(out, GT_F_DRIVER_MISMATCH, GT_SEV_ERROR, m, fix,
 			   "%s %s does not fit the kernel module %s: %s", l->obj->path, v, p->kmod, reason);
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
-		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+		gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
 	e = gt_evidence_add(f, "%s %s%s [%s]", l->obj->path, v, is_compat(l) ? " (forward compatibility)" : "",
 			    l->found_by != GT_RULE_NONE ? gt_rule_name(l->found_by) : "?");
 	gt_evidence_lib(e, l);

@@ -23,7 +23,7 @@ void rule_driver_stub(const struct gt_proc_model *m, struct gt_findings *out)
 			   "libcuda.so.1 is the toolkit's stub, not the driver: %s", l->obj->path);
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
-		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+		gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
 	}
 	e = gt_evidence_add(f, "libcuda.so.1 was loaded from %s", l->obj->path);
 	gt_evidence_lib(e, l);

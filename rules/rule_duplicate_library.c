@@ -152,7 +152,7 @@ static void check_family(const struct gt_proc_model *m, const char *family, stru
 		if (strcmp(m->copies[k].family, family) == 0)
 			add_copy_evidence(f, m, k);
 	if (binding >= 0)
-		gt_fix_preload_remove(f, m, gt_model_preloaded_root(m, m->copies[binding].global_part));
+		gt_fix_preload_remove(&f->fix_data, m, gt_model_preloaded_root(m, m->copies[binding].global_part));
 }
 
 void rule_duplicate_library(const struct gt_proc_model *m, struct gt_findings *out)

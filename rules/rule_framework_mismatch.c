@@ -121,13 +121,13 @@ static void write_fix_data(struct gt_finding *f, const struct gt_proc_model *m, 
 
 	gt_folder_of(l->obj->path, dir, sizeof(dir));
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH) {
-		gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+		gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
 	} else if (l->found_by == GT_RULE_PRELOAD) {
-		gt_fix_preload_remove(f, m, l->obj->path);
+		gt_fix_preload_remove(&f->fix_data, m, l->obj->path);
 	} else if (need->distribution[0]) {
 		/* in the environment that declares it: its own pip, or a venv */
 		snprintf(cmd, sizeof(cmd), "%s%s", need->distribution, need->spec);
-		gt_fix_pip_install(f, m->proc, need->declared_by, cmd, NULL, NULL);
+		gt_fix_pip_install(&f->fix_data, m->proc, need->declared_by, cmd, NULL, NULL);
 	}
 }
 

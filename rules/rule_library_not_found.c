@@ -400,7 +400,7 @@ static void driver_dev_name(const struct gt_proc_model *m, const struct gt_searc
 			   "libcuda.so: cannot open shared object file (searched %zu place%s): the driver is %s",
 			   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s", drv);
 	if (has_dev)
-		gt_fix_list_append(f, "LD_LIBRARY_PATH", folder);
+		gt_fix_list_append(&f->fix_data, "LD_LIBRARY_PATH", folder);
 	e = gt_evidence_add(f, "%s asked for libcuda.so, the driver's unversioned name; the loader tried %zu paths "
 			    "in %zu places", s->requester ? s->requester : "the program", s->ntries,
 			    gt_search_places(s));
@@ -470,7 +470,7 @@ static void bnb_cuda_version(const struct gt_proc_model *m, bool failed, struct 
 		 builds, n ? ")" : "", v);
 	f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR, m, fix,
 			   "libbitsandbytes_cuda%s.so: chosen by BNB_CUDA_VERSION=%s, not in %s", v, v, folder);
-	gt_fix_unset(f, "BNB_CUDA_VERSION");
+	gt_fix_unset(&f->fix_data, "BNB_CUDA_VERSION");
 	e = gt_evidence_add(f, "BNB_CUDA_VERSION=%s names %s, which does not exist", v, chosen);
 	gt_evidence_str(e, "variable", "BNB_CUDA_VERSION");
 	gt_evidence_str(e, "path", chosen);
@@ -545,7 +545,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
 		if (elsewhere) {
 			gt_folder_of(copy, dir, sizeof(dir));
-			gt_fix_list_append(f, "LD_LIBRARY_PATH", dir);
+			gt_fix_list_append(&f->fix_data, "LD_LIBRARY_PATH", dir);
 		}
 		e = gt_evidence_add(f, "%s asked for %s; the loader tried %zu paths in %zu places",
 				    s->requester ? s->requester : "the program", s->name, s->ntries,

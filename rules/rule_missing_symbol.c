@@ -155,7 +155,7 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 		char bad[4096];
 
 		gt_folder_of(g->provider, bad, sizeof(bad));
-		gt_fix_list_remove(f, "LD_LIBRARY_PATH", bad);
+		gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", bad);
 	}
 	if (fl->at_startup)
 		e = gt_evidence_add(f, "the loader gave up starting %s (exit 127): %s needs %s%s", fl->name,

@@ -154,9 +154,9 @@ static void add_fix_data(struct gt_finding *f, const struct gt_proc_model *m, si
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
-			gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+			gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
 		else if (l->found_by == GT_RULE_PRELOAD)
-			gt_fix_preload_remove(f, m, l->obj->path);
+			gt_fix_preload_remove(&f->fix_data, m, l->obj->path);
 	}
 }
 

@@ -33,7 +33,7 @@ void rule_no_device(const struct gt_proc_model *m, struct gt_findings *out)
 	/* The first GPU, as CUDA_VISIBLE_DEVICES names it: a set variable that
 	 * hides them all, or names one that is not there. */
 	if (cvd)
-		gt_fix_set(f, "CUDA_VISIBLE_DEVICES", "0");
+		gt_fix_set(&f->fix_data, "CUDA_VISIBLE_DEVICES", "0");
 	if (cvd) {
 		e = gt_evidence_add(f, "CUDA_VISIBLE_DEVICES=\"%s\"", cvd);
 		gt_evidence_str(e, "env", "CUDA_VISIBLE_DEVICES");

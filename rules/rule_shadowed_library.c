@@ -277,7 +277,7 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 	f = preload_finding_for(out, m, l, root, requester->path, copy, shadowed_version, rule);
 	if (already_said(f, l->obj->path, requester->path))
 		return;
-	gt_fix_preload_remove(f, m, root);
+	gt_fix_preload_remove(&f->fix_data, m, root);
 	e = gt_evidence_add(f, "%s %s, %s%s, was loaded before %s needed %s, so the loader took it "
 			    "without a search; on paper, that DT_NEEDED finds %s%s%s through %s",
 			    l->obj->soname, l->version, strcmp(root, l->obj->path) == 0 ? "from LD_PRELOAD" :
@@ -333,7 +333,7 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
 		f = finding_for(out, m, l, dir);
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
-			gt_fix_list_remove(f, "LD_LIBRARY_PATH", dir);
+			gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
 		gt_evidence_lib(e, l);

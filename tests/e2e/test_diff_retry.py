@@ -145,6 +145,45 @@ class Diff(Case):
         self.assertEqual(d["b"]["hosts"], ["node-m"])
         self.assertIn("mixed-versions", [f["id"] for f in d["findings"]["appeared"]])
 
+    def mixed_report_file(self, edit):
+        """The mixed run's report --json in a file, its mixed-versions
+        finding's fix_data changed by edit."""
+        o = self.report(self.traced(*MIXED))
+        f = [f for f in o["findings"] if f["id"] == "mixed-versions"][0]
+        f["fix_data"] = edit(f["fix_data"])
+        path = os.path.join(self.tmp(), "m.json")
+        with open(path, "w") as out:
+            json.dump(o, out)
+        return path
+
+    def test_fix_data_of_a_newer_gputrace(self):
+        """Kinds of edit this gputrace does not know (a newer one's) are said
+        and left out; the ones it knows go through unchanged (typed fixes:
+        one parser, rules/fix_json.c)."""
+        def newer(fd):
+            fd["remove_file"] = "/x/libcudnn.so.9"
+            fd["env"]["LD_LIBRARY_PATH"]["prepend"] = ["/y"]
+            return fd
+        path = self.mixed_report_file(newer)
+        r = gt("diff", "--json", self.traced(*HEALTHY), path)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        err = r.stderr.decode()
+        self.assertIn("finding mixed-versions: fix_data: env.LD_LIBRARY_PATH.prepend, remove_file: not known to "
+                      "this gputrace", err)
+        appeared = [f for f in json.loads(r.stdout)["findings"]["appeared"] if f["id"] == "mixed-versions"][0]
+        self.assertEqual(appeared["fix_data"], {"env": {"LD_LIBRARY_PATH": {"remove": [fix("system/lib")]}}})
+
+    def test_fix_data_that_cannot_be_read_is_refused(self):
+        def broken(fd):
+            fd["env"]["LD_LIBRARY_PATH"]["remove"] = fix("system/lib")  # a string, not a list
+            return fd
+        path = self.mixed_report_file(broken)
+        r = gt("diff", "--json", self.traced(*HEALTHY), path)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertEqual(r.stdout, b"")
+        self.assertIn("finding mixed-versions: fix_data: env.LD_LIBRARY_PATH.remove: not an array",
+                      r.stderr.decode())
+
     def test_bad_input(self):
         tmp = self.tmp()
         junk = os.path.join(tmp, "junk.json")
@@ -304,6 +343,22 @@ class Retry(Case):
         self.assertEqual(rc, 1)
         self.assertIn("not_run", out["runs"][0])
         self.assertFalse(out["runs"][0]["helped"])
+
+    def test_all_fixes_in_one_run(self):
+        """--all-fixes: every fix applied in turn in one run; its fix_data is
+        {"all": [each finding's]} (retry.schema.json), each as the report has it."""
+        env = dict(llp("system/lib", "driver"), LD_PRELOAD=fix("system/lib/libcudnn_graph.so.9"))
+        d = self.traced([fix("scenarios/sc_torchlike")], env)
+        fixes = [f["fix_data"] for f in self.report(d)["findings"] if "fix_data" in f]
+        self.assertEqual(len(fixes), 2, fixes)
+        rc, out = self.retry(d, "--all-fixes")
+        self.assertEqual(rc, 0, out)
+        run = out["runs"][0]
+        self.assertEqual(run["fix_data"], {"all": fixes})
+        self.assertEqual(sorted(run["for"]), ["mixed-versions", "shadowed-library"])
+        self.assertTrue(run["helped"])
+        self.assertEqual(run["command"], "env -u LD_PRELOAD LD_LIBRARY_PATH=%s %s" %
+                         (fix("driver"), fix("scenarios/sc_torchlike")))
 
     def test_try_fixes_in_one_go(self):
         out = os.path.join(self.tmp(), "run")

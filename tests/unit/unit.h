@@ -18,5 +18,6 @@ Suite *rules_suite(void);
 Suite *framework_suite(void);
 Suite *symbols_suite(void);
 Suite *fatbin_suite(void);
-Suite *fix_data_suite(void);
+Suite *fix_suite(void);
+Suite *fix_json_suite(void);
 #endif
