@@ -21,7 +21,7 @@ import time
 
 # The slowest modules first, so that the pool does not end waiting on one.
 SLOW_FIRST = ["test_cases", "test_real_commands", "test_multi", "test_html", "test_report",
-              "test_doctor", "test_diff_retry", "test_install", "test_scan", "test_hardening",
+              "test_doctor", "test_diff_retry", "test_install", "test_wheel", "test_scan", "test_hardening",
               "test_copies", "test_checkers"]
 
 
