@@ -99,6 +99,10 @@ CMD_SRC := $(COMMON_SRC) $(wildcard host/*.c) $(wildcard facts/*.c) $(wildcard r
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/cmd/%.o)
 JANSSON_LIBS ?= -ljansson
 ELF_LIBS ?= -lelf
+# zlib, for gputrace bundle's .tar.gz (cmd/archive.c): the command's alone,
+# never libgputrace.so's; nothing more when ELF_LIBS links it statically (the
+# GPU machine's build, the wheel's).
+ZLIB_LIBS ?= $(if $(findstring libz.a,$(ELF_LIBS)),,-lz)
 # Graphviz's layout library, for report --svg and --html (render/svg_layout.c):
 # the command's alone, never libgputrace.so's. GVC=0 builds the command
 # without it (--svg and --html then say so, exit 125; --dot still works), for
@@ -120,7 +124,7 @@ $(BUILD)/cmd/cmd/main.o: ALL_CPPFLAGS += -DGPUTRACE_VERSION='"$(VERSION)"'
 $(BUILD)/cmd/cmd/main.o: VERSION
 
 $(BUILD)/gputrace: $(CMD_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(GVC_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS) $(GVC_LIBS) $(LDLIBS)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -128,7 +132,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/cmd/main.
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(GVC_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS) $(GVC_LIBS)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk

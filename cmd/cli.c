@@ -12,7 +12,7 @@
 #include "common/xalloc.h"
 #include "render/printable.h"
 
-static const char *const subcommands[] = { "report", "scan", "doctor", "diff", "retry", "inspect" };
+static const char *const subcommands[] = { "report", "scan", "doctor", "diff", "retry", "inspect", "bundle" };
 #define NEAR_ENOUGH 2
 
 bool cmd_parse_color(const char *when, enum cmd_color *out)

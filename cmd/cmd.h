@@ -20,6 +20,9 @@ int cmd_retry_main(int argc, char **argv);
 /* `gputrace inspect [--json] [--color=WHEN] PID` */
 int cmd_inspect_main(int argc, char **argv);
 
+/* `gputrace bundle [-o FILE] DIR` */
+int cmd_bundle_main(int argc, char **argv);
+
 /* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 

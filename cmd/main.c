@@ -39,6 +39,7 @@ static void usage(void)
 	      "       gputrace diff [--json] A B [C...]\n"
 	      "       gputrace retry [--fix ID | --all-fixes] [--yes] [--json] [-o DIR] TRACEDIR\n"
 	      "       gputrace inspect [--json] [--color=WHEN] PID\n"
+	      "       gputrace bundle [-o FILE] TRACEDIR\n"
 	      "       gputrace --help | --version\n"
 	      "\n"
 	      "Runs COMMAND with libgputrace.so loaded (LD_AUDIT and LD_PRELOAD), records\n"
@@ -56,8 +57,8 @@ static void usage(void)
 	      "  -h, --help        this help\n"
 	      "  -V, --version     the version\n"
 	      "\n"
-	      "report, scan, doctor, diff, retry and inspect must be the first argument; each\n"
-	      "has --help.\n"
+	      "report, scan, doctor, diff, retry, inspect and bundle must be the first\n"
+	      "argument; each has --help.\n"
 	      "Exit status: the command's own, 128+N when signal N killed it, 127 when it\n"
 	      "was not found, 126 when it could not be run, 125 when gputrace itself\n"
 	      "failed (bad usage, no libgputrace.so, an unusable -o DIR).\n"
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
 		return cmd_diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "retry") == 0)
 		return cmd_retry_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "bundle") == 0)
+		return cmd_bundle_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "inspect") == 0)
 		return cmd_inspect_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "doctor") == 0)

@@ -1,7 +1,7 @@
 # bash completion for gputrace(1). The lists below are checked against
 # `gputrace --help` and each subcommand's --help by tests/e2e/test_install.py.
 
-_gputrace_subcommands="report scan doctor diff retry inspect"
+_gputrace_subcommands="report scan doctor diff retry inspect bundle"
 _gputrace_trace_opts="-o --output --append -q --quiet --try-fixes --color -h --help -V --version"
 _gputrace_report_opts="--json --tree --dot --svg --html --all --save-facts --prometheus --color -h --help"
 _gputrace_scan_opts="--json --for --dot --arch --ask -o --output --prometheus --color -h --help"
@@ -9,6 +9,7 @@ _gputrace_doctor_opts="--json --python --color -h --help"
 _gputrace_diff_opts="--json -h --help"
 _gputrace_retry_opts="--fix --all-fixes -y --yes --json -o --output -h --help"
 _gputrace_inspect_opts="--json --color -h --help"
+_gputrace_bundle_opts="-o --output -h --help"
 
 # Options matching $cur; a lone --color gets its '=' (its value is optional).
 _gputrace_options()
@@ -56,6 +57,7 @@ _gputrace()
 	diff) opts=$_gputrace_diff_opts ;;
 	retry) opts=$_gputrace_retry_opts ;;
 	inspect) opts=$_gputrace_inspect_opts ;;
+	bundle) opts=$_gputrace_bundle_opts ;;
 	*)
 		# Tracing: gputrace's options, then COMMAND, whose own words are its own.
 		local i

@@ -17,13 +17,16 @@
 # python3-setuptools, python3-wheel: make wheel builds the Python package
 # with them, offline; python3-venv: the wheel's test installs it into a fresh
 # venv, whose pip comes from python3-pip-whl (python3-venv depends on it).
+# cmark-gfm: GitHub's Markdown parser, which checks that gputrace bundle's
+# SUMMARY.md renders with its tables (tests/e2e/test_bundle.py); zlib1g-dev:
+# the bundle's gzip (the command's alone, never libgputrace.so's).
 # Extra packages can be named as arguments (make check-fresh needs debootstrap).
 # Idempotent; needs root (or sudo) the first time.
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
 libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema
 libgraphviz-dev graphviz chromium valgrind git jq xz-utils bzip2 bc file zip unzip patch procps
-python3-setuptools python3-wheel python3-venv $*"
+python3-setuptools python3-wheel python3-venv cmark-gfm zlib1g-dev $*"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -14,7 +14,7 @@ from tests.e2e.gtlib import GPUTRACE, PROGS, FIX, traces_in
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_TORCH = os.path.join(TOP, "tests", "fake_torch")
-SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect")
+SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect", "bundle")
 with open(os.path.join(TOP, "VERSION")) as _f:
     VERSION = _f.read().strip()
 
@@ -66,6 +66,7 @@ class InstallMoveUninstall(unittest.TestCase):
             "usr/share/zsh/site-functions/_gputrace",
             "usr/share/man/man1/gputrace.1",
             "usr/share/man/man1/gputrace-diff.1",
+            "usr/share/man/man1/gputrace-bundle.1",
             "usr/share/man/man1/gputrace-doctor.1",
             "usr/share/man/man1/gputrace-inspect.1",
             "usr/share/man/man1/gputrace-report.1",

@@ -545,7 +545,7 @@ def help_usage_options(*sub):
 
 
 class ManPages(unittest.TestCase):
-    SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect")
+    SUBCOMMANDS = ("report", "scan", "doctor", "diff", "retry", "inspect", "bundle")
 
     def test_a_page_per_subcommand_with_the_help_synopsis(self):
         for sub in self.SUBCOMMANDS:
