@@ -312,10 +312,11 @@ TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$
 # What `make check` runs, in whatever build BUILD and SAN name. The e2e
 # modules run a few at a time (tools/run-e2e.py: they mostly wait on the
 # programs they start); E2E="test_trust test_tracer" runs those alone,
-# E2E_JOBS=1 one after the other.
+# E2E_JOBS=1 one after the other. The wheel (make wheel, its own release
+# build under $(BUILD)/wheel) is for tests/e2e/test_wheel.py.
 E2E ?=
 E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
-test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures
+test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures wheel
 	$(PYTHON) tools/check-pure-rules.py $(BUILD)
 	$(BUILD)/unit_tests
 	BUILD=$(abspath $(BUILD)) GPUTRACE_MAKE_VARS="$(TEST_MAKE_VARS)" \
