@@ -25,6 +25,7 @@
 #include "host/elf_symbol_at.h"
 #include "host/embedded_version.h"
 #include "host/ldcache.h"
+#include "host/real_path.h"
 
 struct gt_host_facts {
 	char *host;
@@ -171,7 +172,7 @@ static json_t *ask_real(struct gt_host_facts *f, const void *path)
 	char real[PATH_MAX];
 
 	(void)f;
-	return realpath(path, real) ? json_string(real) : json_null();
+	return host_real_path(path, real) ? json_string(real) : json_null();
 }
 
 static json_t *ask_exists(struct gt_host_facts *f, const void *path)

@@ -4,6 +4,8 @@
 
 #include "common/xalloc.h"
 #include "host/dpkg_index.h"
+#include "host/path_memo.h"
+#include "host/real_path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,113 +80,12 @@ static char *arena_strndup(struct arena_chunk **arena, const char *s, size_t n)
 	return p;
 }
 
-static uint64_t path_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	/* FNV-1a's low bits cluster on paths sharing long prefixes; mix before masking */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
+/* Folders asked about for the process (until host_package_cache_free): a
+ * report walks the same folders up for every library (issue 29). */
+static struct host_memo conda_roots;   /* folder -> "" when it is a conda prefix, NULL when not */
 
 /* malloc and memset rather than calloc: calloc's fresh zero pages fault twice, once
  * when probed and again when written. */
-/* Answers about paths kept for the process (until host_package_cache_free):
- * a report asks about every library twice (host_package_want, then
- * host_package_of) and walks the same folders up for each (issue 29: 20,000
- * copies meant 36,000 readlink and 10,000 stat calls for the same answers).
- * Open addressing on path_hash; a value may be NULL ("none"). */
-struct memo {
-	char **keys, **vals;
-	size_t n, cap;
-};
-
-static struct memo real_paths;    /* path -> its realpath, NULL: none */
-static struct memo conda_roots;   /* folder -> "" when it is a conda prefix, NULL when not */
-
-static size_t memo_slot(const struct memo *m, const char *key)
-{
-	size_t k = (size_t)path_hash(key, strlen(key)) & (m->cap - 1);
-
-	while (m->keys[k] && strcmp(m->keys[k], key) != 0)
-		k = (k + 1) & (m->cap - 1);
-	return k;
-}
-
-/* Whether key is known; its value in *val. */
-static bool memo_get(const struct memo *m, const char *key, const char **val)
-{
-	size_t k;
-
-	if (!m->cap)
-		return false;
-	k = memo_slot(m, key);
-	if (!m->keys[k])
-		return false;
-	*val = m->vals[k];
-	return true;
-}
-
-static void memo_put(struct memo *m, const char *key, const char *val)
-{
-	size_t k, i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct memo old = *m;
-
-		m->cap = old.cap ? 2 * old.cap : 256;
-		m->keys = gt_xcalloc(m->cap, sizeof(*m->keys));
-		m->vals = gt_xcalloc(m->cap, sizeof(*m->vals));
-		for (i = 0; i < old.cap; i++)
-			if (old.keys[i]) {
-				k = memo_slot(m, old.keys[i]);
-				m->keys[k] = old.keys[i];
-				m->vals[k] = old.vals[i];
-			}
-		free(old.keys);
-		free(old.vals);
-	}
-	k = memo_slot(m, key);
-	if (m->keys[k])
-		return;
-	m->keys[k] = gt_xstrdup(key);
-	m->vals[k] = val ? gt_xstrdup(val) : NULL;
-	m->n++;
-}
-
-static void memo_free(struct memo *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++) {
-		free(m->keys[i]);
-		free(m->vals[i]);
-	}
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* realpath(3), asked once per path. */
-static bool real_path_of(const char *path, char *out)
-{
-	const char *known;
-
-	if (!memo_get(&real_paths, path, &known)) {
-		known = realpath(path, out) ? out : NULL;
-		memo_put(&real_paths, path, known);
-		return known != NULL;
-	}
-	if (!known)
-		return false;
-	snprintf(out, PATH_MAX, "%s", known);
-	return true;
-}
-
 static void *zalloc(size_t n, size_t size)
 {
 	void *p = n <= SIZE_MAX / size ? malloc(n * size) : NULL;
@@ -229,7 +130,7 @@ static bool index_add(struct path_index *ix, const char *path, size_t len, uint3
 
 	if ((ix->nused + 1) * 4 > ix->nslots * 3 && !index_grow(ix))
 		return false;
-	h = path_hash(path, len);
+	h = host_path_hash(path, len);
 	mask = ix->nslots - 1;
 	for (j = h & mask; ix->slots[j].owner1; j = (j + 1) & mask) {
 		if (ix->slots[j].hash != h)
@@ -247,7 +148,7 @@ static bool index_add(struct path_index *ix, const char *path, size_t len, uint3
 
 static const struct owner *index_find(const struct path_index *ix, const char *path)
 {
-	uint64_t h = path_hash(path, strlen(path));
+	uint64_t h = host_path_hash(path, strlen(path));
 	const struct slot *s;
 	size_t j;
 
@@ -641,10 +542,10 @@ static bool is_conda_prefix(const char *dir)
 	const char *known;
 	bool yes;
 
-	if (memo_get(&conda_roots, dir, &known))
+	if (host_memo_get(&conda_roots, dir, &known))
 		return known != NULL;
 	yes = in_dir(meta, sizeof(meta), dir, "conda-meta") && is_dir(meta);
-	memo_put(&conda_roots, dir, yes ? "" : NULL);
+	host_memo_put(&conda_roots, dir, yes ? "" : NULL);
 	return yes;
 }
 
@@ -842,7 +743,7 @@ static struct {
 
 static size_t want_hash(const char *path, size_t len)
 {
-	return (size_t)path_hash(path, len);
+	return (size_t)host_path_hash(path, len);
 }
 
 static void want_index_put(size_t pos)
@@ -1104,7 +1005,7 @@ void host_package_want(const char *path)
 	if (!path || !*path || !absolute_path(path, abs, sizeof(abs)))
 		return;
 	dpkg_want_spellings(abs);
-	if (real_path_of(path, real) && strcmp(real, abs) != 0)
+	if (host_real_path(path, real) && strcmp(real, abs) != 0)
 		dpkg_want_spellings(real);
 }
 
@@ -1130,7 +1031,7 @@ bool host_package_of(const char *path, struct host_package *out)
 	memset(out, 0, sizeof(*out));
 	if (!path || !*path || !absolute_path(path, abs, sizeof(abs)))
 		return false;
-	if (!real_path_of(path, real))
+	if (!host_real_path(path, real))
 		real[0] = 0;
 	pip = owner_of(pip_owner, abs, real);
 	if (pip && !pip->by_conda) {
@@ -1157,8 +1058,8 @@ void host_package_cache_free(void)
 	struct path_index *ix, *next;
 
 	dpkg_forget();
-	memo_free(&real_paths);
-	memo_free(&conda_roots);
+	host_real_path_forget();
+	host_memo_free(&conda_roots);
 
 	for (ix = indexes; ix; ix = next) {
 		next = ix->next;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/trace_file.h"
+#include "common/xalloc.h"
 #include "host/elf_info.h"
 #include "read/crash_frames.h"
 #include "read/failed_load.h"
@@ -35,6 +36,147 @@ static void format_mmp100(long v, char *out, size_t cap)
 	snprintf(out, cap, "%ld.%ld.%ld", v / 10000, (v / 100) % 100, v % 100);
 }
 
+/* ---- items by the file they name ----
+ * Versions by their library, searches by their requester, libraries by
+ * their file or SONAME: sorted by that key, so that a library finds its own
+ * items by bisection. A walk of every item for every library was quadratic
+ * in the copies of a family (issue 29). */
+struct keyed {
+	char *key;
+	size_t at;     /* the item's index: equal keys keep trace order */
+};
+
+struct keyed_index {
+	struct keyed *v;
+	size_t n;
+};
+
+/* A file's key: its real path when the facts have one, else the path as
+ * named. Two paths gt_facts_same_file() takes for one file have one key
+ * (the converse is checked by the callers, who still ask same_file). */
+static char *file_key(struct gt_host_facts *facts, const char *path)
+{
+	char real[PATH_MAX];
+
+	return gt_xstrdup(gt_facts_real_path(facts, path, real, sizeof(real)) ? real : path);
+}
+
+static const char *lib_key(const struct gt_lib *l)
+{
+	return l->real_path[0] ? l->real_path : l->obj->path;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* keys[i] (owned, NULL: no key) of n items, sorted. */
+static void keyed_sort(struct keyed_index *ix, char **keys, size_t n)
+{
+	size_t i;
+
+	ix->v = gt_xcalloc(n ? n : 1, sizeof(*ix->v));
+	ix->n = 0;
+	for (i = 0; i < n; i++)
+		if (keys[i])
+			ix->v[ix->n++] = (struct keyed){ keys[i], i };
+	qsort(ix->v, ix->n, sizeof(*ix->v), by_key);
+}
+
+/* The first position whose key is key (ix->n if none): the items of key
+ * follow it, in trace order. */
+static size_t keyed_first(const struct keyed_index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool keyed_is(const struct keyed_index *ix, size_t k, const char *key)
+{
+	return k < ix->n && strcmp(ix->v[k].key, key) == 0;
+}
+
+static void keyed_free(struct keyed_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->n; i++)
+		free(ix->v[i].key);
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* What the model is built with, beside the model: the trace's versions and
+ * searches by file, and the libraries by file and by SONAME. */
+struct build_index {
+	struct keyed_index versions;   /* by their library's file */
+	struct keyed_index searches;   /* by their requester's file */
+	struct keyed_index libs;       /* by their file */
+	struct keyed_index sonames;    /* by their SONAME, made when first needed */
+	bool have_sonames;
+};
+
+static void index_versions_and_searches(struct gt_host_facts *facts, const struct gt_process *p,
+					struct build_index *bx)
+{
+	size_t n = p->nversions > p->nsearches ? p->nversions : p->nsearches, i;
+	char **keys = gt_xcalloc(n ? n : 1, sizeof(*keys));
+
+	for (i = 0; i < p->nversions; i++)
+		keys[i] = p->versions[i].lib ? file_key(facts, p->versions[i].lib) : NULL;
+	keyed_sort(&bx->versions, keys, p->nversions);
+	for (i = 0; i < p->nsearches; i++)
+		keys[i] = p->searches[i].requester ? file_key(facts, p->searches[i].requester) : NULL;
+	keyed_sort(&bx->searches, keys, p->nsearches);
+	free(keys);
+}
+
+static void index_libs(const struct gt_proc_model *m, struct build_index *bx)
+{
+	char **keys = gt_xcalloc(m->nlibs ? m->nlibs : 1, sizeof(*keys));
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		keys[i] = gt_xstrdup(lib_key(&m->libs[i]));
+	keyed_sort(&bx->libs, keys, m->nlibs);
+	free(keys);
+}
+
+static const struct keyed_index *libs_by_soname(const struct gt_proc_model *m, struct build_index *bx)
+{
+	char **keys;
+	size_t i;
+
+	if (bx->have_sonames)
+		return &bx->sonames;
+	keys = gt_xcalloc(m->nlibs ? m->nlibs : 1, sizeof(*keys));
+	for (i = 0; i < m->nlibs; i++)
+		keys[i] = m->libs[i].obj->soname ? gt_xstrdup(m->libs[i].obj->soname) : NULL;
+	keyed_sort(&bx->sonames, keys, m->nlibs);
+	free(keys);
+	bx->have_sonames = true;
+	return &bx->sonames;
+}
+
+static void build_index_free(struct build_index *bx)
+{
+	keyed_free(&bx->versions);
+	keyed_free(&bx->searches);
+	keyed_free(&bx->libs);
+	keyed_free(&bx->sonames);
+}
 
 /* cuDNN 9's front library forwards cudnnGetVersion to the graph library it
  * loaded: that answer is the graph library's, never the front's own. */
@@ -58,13 +200,14 @@ static void set_answer(struct gt_lib *l, const struct gt_version *v, const char 
 }
 
 /* The answers this very object gave, in the form users know. */
-static void own_answers(struct gt_host_facts *facts, const struct gt_process *p, struct gt_lib *l)
+static void own_answers(struct gt_host_facts *facts, const struct gt_process *p, const struct build_index *bx,
+			struct gt_lib *l)
 {
 	int major = -1, minor = -1, patch = -1;
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < p->nversions; i++) {
-		const struct gt_version *v = &p->versions[i];
+	for (k = keyed_first(&bx->versions, lib_key(l)); keyed_is(&bx->versions, k, lib_key(l)); k++) {
+		const struct gt_version *v = &p->versions[bx->versions.v[k].at];
 
 		if (v->status != 0 || !gt_facts_same_file(facts, v->lib, l->obj->path) || forwarded_to_graph(l, v))
 			continue;
@@ -85,38 +228,49 @@ static void own_answers(struct gt_host_facts *facts, const struct gt_process *p,
 
 /* The graph library a cuDNN 9 front resolved: what its own searches for a
  * graph library gave (the last one), else the only graph part of its copy. */
-static struct gt_lib *graph_of_front(struct gt_proc_model *m, const struct gt_lib *front)
+static struct gt_lib *graph_of_front(struct gt_proc_model *m, const struct build_index *bx,
+				     const struct gt_lib *front)
 {
 	const struct gt_process *p = m->proc;
+	const struct gt_copy *c = &m->copies[front->copy];
 	struct gt_family_info fi;
 	struct gt_lib *only = NULL;
-	size_t i, k, n = 0;
+	size_t i, k, first = keyed_first(&bx->searches, lib_key(front)), n = 0;
 
-	for (i = p->nsearches; i-- > 0;) {
-		const struct gt_search *s = &p->searches[i];
+	/* the front's searches, the last first */
+	for (i = first; keyed_is(&bx->searches, i, lib_key(front)); i++)
+		;
+	while (i-- > first) {
+		const struct gt_search *s = &p->searches[bx->searches.v[i].at];
+		char *key;
 
-		if (!s->path || !s->requester || !gt_classify(s->path, &fi) ||
-		    strcmp(fi.component, "cudnn_graph") != 0 ||
+		if (!s->path || !gt_classify(s->path, &fi) || strcmp(fi.component, "cudnn_graph") != 0 ||
 		    !gt_facts_same_file(m->facts, s->requester, front->obj->path))
 			continue;
-		for (k = 0; k < m->nlibs; k++)
-			if (strcmp(m->libs[k].fi.component, "cudnn_graph") == 0 &&
-			    gt_facts_same_file(m->facts, m->libs[k].obj->path, s->path))
-				return &m->libs[k];
+		key = file_key(m->facts, s->path);
+		for (k = keyed_first(&bx->libs, key); keyed_is(&bx->libs, k, key); k++) {
+			struct gt_lib *l = &m->libs[bx->libs.v[k].at];
+
+			if (strcmp(l->fi.component, "cudnn_graph") == 0 && gt_facts_same_file(m->facts, l->obj->path, s->path)) {
+				free(key);
+				return l;
+			}
+		}
+		free(key);
 	}
-	for (k = 0; k < m->nlibs; k++)
-		if (m->libs[k].copy == front->copy && strcmp(m->libs[k].fi.component, "cudnn_graph") == 0) {
-			only = &m->libs[k];
+	for (k = 0; k < c->nparts; k++)
+		if (strcmp(m->libs[c->parts[k]].fi.component, "cudnn_graph") == 0) {
+			only = &m->libs[c->parts[k]];
 			n++;
 		}
-	if (!n && m->copies[front->copy].borrowed)
-		return (struct gt_lib *)m->copies[front->copy].borrowed;
+	if (!n && c->borrowed)
+		return (struct gt_lib *)c->borrowed;
 	return n == 1 ? only : NULL;
 }
 
 /* A front's forwarded answer goes to the graph library that front resolved,
  * unless that graph library answered for itself. */
-static void forwarded_answers(struct gt_proc_model *m)
+static void forwarded_answers(struct gt_proc_model *m, const struct build_index *bx)
 {
 	const struct gt_process *p = m->proc;
 	size_t i, k;
@@ -124,13 +278,13 @@ static void forwarded_answers(struct gt_proc_model *m)
 	for (i = 0; i < m->nlibs; i++) {
 		struct gt_lib *front = &m->libs[i], *graph;
 
-		for (k = 0; k < p->nversions; k++) {
-			const struct gt_version *v = &p->versions[k];
+		for (k = keyed_first(&bx->versions, lib_key(front)); keyed_is(&bx->versions, k, lib_key(front)); k++) {
+			const struct gt_version *v = &p->versions[bx->versions.v[k].at];
 
 			if (v->status != 0 || !forwarded_to_graph(front, v) ||
 			    !gt_facts_same_file(m->facts, v->lib, front->obj->path))
 				continue;
-			graph = graph_of_front(m, front);
+			graph = graph_of_front(m, bx, front);
 			if (graph && !graph->api_version[0])
 				set_answer(graph, v, front->obj->path);
 		}
@@ -266,35 +420,52 @@ bool gt_package_speaks_for(const struct host_package *pk, const struct gt_family
 
 /* l is zeroed already (m->libs is calloc'd): a memset of its 8 KiB would
  * touch every page of a 20,000-copy model for nothing. */
-static void build_lib(const struct gt_proc_model *m, const struct gt_object *ob, struct gt_lib *l)
+static void build_lib(const struct gt_proc_model *m, const struct build_index *bx, const struct gt_object *ob,
+		      struct gt_lib *l)
 {
+	char real[PATH_MAX];
 	struct gt_family_info real_fi;
+	struct host_package pk;
 
 	l->obj = ob;
 	gt_classify(ob->path, &l->fi);
 	/* A file that is gone has no real path: glibc's realpath leaves what it
 	 * resolved so far in the buffer, and two copies that are not on this
 	 * disk must not look like two files that are. */
-	if (!gt_facts_real_path(m->facts, ob->path, l->real_path, sizeof(l->real_path)))
-		l->real_path[0] = 0;
+	if (!gt_facts_real_path(m->facts, ob->path, real, sizeof(real)))
+		real[0] = 0;
+	l->real_path = gt_xstrdup(real);
 	if (l->real_path[0] && gt_classify(l->real_path, &real_fi))
 		snprintf(l->file_version, sizeof(l->file_version), "%s", real_fi.version);
 	else
 		snprintf(l->file_version, sizeof(l->file_version), "%s", l->fi.version);
-	own_answers(m->facts, m->proc, l);
-	l->has_package = gt_facts_package(m->facts, ob->path, &l->package);
-	if (l->has_package && gt_package_speaks_for(&l->package, &l->fi))
-		snprintf(l->package_version, sizeof(l->package_version), "%s", l->package.version);
+	own_answers(m->facts, m->proc, bx, l);
+	l->has_package = gt_facts_package(m->facts, ob->path, &pk);
+	if (l->has_package) {
+		snprintf(l->package.manager, sizeof(l->package.manager), "%s", pk.manager);
+		snprintf(l->package.name, sizeof(l->package.name), "%s", pk.name);
+		snprintf(l->package.version, sizeof(l->package.version), "%s", pk.version);
+	}
+	if (l->has_package && gt_package_speaks_for(&pk, &l->fi))
+		snprintf(l->package_version, sizeof(l->package_version), "%s", pk.version);
 	l->found_by = found_by(m, ob);
 }
 
+/* The libraries were made in the order of the trace's objects: their
+ * objects' addresses grow with their index, so bisection finds one. */
 const struct gt_lib *gt_lib_of_object(const struct gt_proc_model *m, const struct gt_object *ob)
 {
-	size_t i;
+	size_t lo = 0, hi = m->nlibs, mid;
 
-	for (i = 0; i < m->nlibs; i++)
-		if (m->libs[i].obj == ob)
-			return &m->libs[i];
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->libs[mid].obj == ob)
+			return &m->libs[mid];
+		if ((uintptr_t)m->libs[mid].obj < (uintptr_t)ob)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -332,15 +503,14 @@ static struct gt_lib *family_requester(struct gt_proc_model *m, const size_t *or
 	return NULL;
 }
 
-/* c is zeroed already (m->copies is calloc'd; a copy is made once): a memset
- * of its 5 KiB would touch every page of 20,000 copies for nothing. */
-static size_t new_copy(struct gt_proc_model *m, const struct gt_lib *l, size_t at)
+/* c is zeroed already (m->copies is calloc'd; a copy is made once). */
+static size_t new_copy(struct gt_proc_model *m, const struct gt_lib *l, const char *folder, size_t at)
 {
 	struct gt_copy *c = &m->copies[m->ncopies];
 
 	c->family = l->fi.family;
 	c->first = at;
-	folder_of(l, c->folder, sizeof(c->folder));
+	c->folder = gt_xstrdup(folder);
 	c->ns = l->obj->ns;
 	c->major = gt_version_major(l->file_version);
 	return m->ncopies++;
@@ -392,7 +562,7 @@ static void first_grouping(struct gt_proc_model *m)
 				break;
 		}
 		if (!slot[k])
-			slot[k] = new_copy(m, l, i) + 1;
+			slot[k] = new_copy(m, l, folder, i) + 1;
 		l->copy = slot[k] - 1;
 	}
 	free(slot);
@@ -404,32 +574,66 @@ static bool majors_match(int a, int b)
 	return a < 0 || b < 0 || a == b;
 }
 
+/* The copies holding a front, counted per (family, major): a handful of
+ * groups, whatever the number of copies. */
+struct front_group {
+	const char *family;
+	int major;
+	size_t n, last;   /* how many copies, and the last of them */
+};
+
+static size_t group_fronts(const struct gt_proc_model *m, struct front_group *g)
+{
+	size_t k, i, n = 0;
+
+	for (k = 0; k < m->ncopies; k++) {
+		const struct gt_copy *c = &m->copies[k];
+
+		if (!c->has_front)
+			continue;
+		for (i = 0; i < n && (g[i].major != c->major || strcmp(g[i].family, c->family) != 0); i++)
+			;
+		if (i == n)
+			g[n++] = (struct front_group){ c->family, c->major, 0, 0 };
+		g[i].n++;
+		g[i].last = k;
+	}
+	return n;
+}
+
 /* Parts with no main library of their own (a graph library found on
- * LD_LIBRARY_PATH) serve the one copy of their family that has one. */
+ * LD_LIBRARY_PATH) serve the one copy of their family that has one. Linear
+ * in the copies and parts: each partial copy looks at the groups of front
+ * copies, not at every copy (issue 29). */
 static void merge_partial_copies(struct gt_proc_model *m)
 {
-	size_t i, k, into, fronts;
+	size_t i, k, g, ngroups, fronts, into, n = m->ncopies ? m->ncopies : 1;
+	struct front_group *groups = gt_xcalloc(n, sizeof(*groups));
+	size_t *to = gt_xcalloc(n, sizeof(*to));
 
 	for (i = 0; i < m->nlibs; i++)
 		if (is_front(&m->libs[i]))
 			m->copies[m->libs[i].copy].has_front = true;
+	ngroups = group_fronts(m, groups);
 	for (k = 0; k < m->ncopies; k++) {
+		to[k] = k;
 		if (m->copies[k].has_front)
 			continue;
-		into = 0;
 		fronts = 0;
-		for (i = 0; i < m->ncopies; i++)
-			if (m->copies[i].has_front && strcmp(m->copies[i].family, m->copies[k].family) == 0 &&
-			    majors_match(m->copies[i].major, m->copies[k].major)) {
-				into = i;
-				fronts++;
+		into = 0;
+		for (g = 0; g < ngroups; g++)
+			if (strcmp(groups[g].family, m->copies[k].family) == 0 &&
+			    majors_match(groups[g].major, m->copies[k].major)) {
+				fronts += groups[g].n;
+				into = groups[g].last > into ? groups[g].last : into;
 			}
-		if (fronts != 1)
-			continue;
-		for (i = 0; i < m->nlibs; i++)
-			if (m->libs[i].copy == k)
-				m->libs[i].copy = into;
+		if (fronts == 1)
+			to[k] = into;
 	}
+	for (i = 0; i < m->nlibs; i++)
+		m->libs[i].copy = to[m->libs[i].copy];
+	free(groups);
+	free(to);
 }
 
 /* Each copy's parts, in load order, in one array: rules and renderers walk a
@@ -466,8 +670,10 @@ static void compact_copies(struct gt_proc_model *m)
 		parts[m->libs[i].copy]++;
 	for (k = 0; k < m->ncopies; k++) {
 		m->copies[k].nparts = parts[k];
-		if (!parts[k])
+		if (!parts[k]) {
+			free(m->copies[k].folder);
 			continue;
+		}
 		to[k] = kept;
 		m->copies[kept++] = m->copies[k];
 	}
@@ -593,17 +799,18 @@ static void describe_copies(struct gt_proc_model *m)
 /* Did the front search for a graph library and find none by its longer
  * names? cuDNN 9 asks for libcudnn_graph.so.9.19.0, .9.19, then .9; the last
  * matches an already-loaded graph library's SONAME without any search. */
-static bool front_searched_graph_in_vain(const struct gt_process *p, const struct gt_lib *front)
+static bool front_searched_graph_in_vain(const struct gt_process *p, const struct build_index *bx,
+					 const struct gt_lib *front)
 {
 	struct gt_family_info fi;
 	bool tried = false;
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < p->nsearches; i++) {
-		const struct gt_search *s = &p->searches[i];
+	for (k = keyed_first(&bx->searches, lib_key(front)); keyed_is(&bx->searches, k, lib_key(front)); k++) {
+		const struct gt_search *s = &p->searches[bx->searches.v[k].at];
 
-		if (!s->requester || !s->name || strcmp(s->requester, front->obj->path) != 0 ||
-		    !gt_classify(s->name, &fi) || strcmp(fi.component, "cudnn_graph") != 0)
+		if (!s->name || strcmp(s->requester, front->obj->path) != 0 || !gt_classify(s->name, &fi) ||
+		    strcmp(fi.component, "cudnn_graph") != 0)
 			continue;
 		if (s->result && strcmp(s->result, GT_RESULT_NOT_FOUND) != 0)
 			return false;  /* it found one: the copy has it */
@@ -614,10 +821,11 @@ static bool front_searched_graph_in_vain(const struct gt_process *p, const struc
 
 static bool copy_has(const struct gt_proc_model *m, size_t copy, const char *component)
 {
-	size_t i;
+	const struct gt_copy *c = &m->copies[copy];
+	size_t k;
 
-	for (i = 0; i < m->nlibs; i++)
-		if (m->libs[i].copy == copy && strcmp(m->libs[i].fi.component, component) == 0)
+	for (k = 0; k < c->nparts; k++)
+		if (strcmp(m->libs[c->parts[k]].fi.component, component) == 0)
 			return true;
 	return false;
 }
@@ -626,8 +834,9 @@ static bool copy_has(const struct gt_proc_model *m, size_t copy, const char *com
  * vain, got the graph library of another copy loaded under the SONAME it
  * asked for last (libcudnn_graph.so.<major>, same namespace): a 9.19 front
  * running a 9.14 graph library, though no search says so. */
-static void find_borrowed_graphs(struct gt_proc_model *m)
+static void find_borrowed_graphs(struct gt_proc_model *m, struct build_index *bx)
 {
+	const struct keyed_index *by_soname;
 	char soname[64];
 	size_t i, k;
 
@@ -636,21 +845,24 @@ static void find_borrowed_graphs(struct gt_proc_model *m)
 		struct gt_copy *c = &m->copies[front->copy];
 
 		if (strcmp(front->fi.component, "cudnn") != 0 || gt_version_major(front->fi.version) < 9 ||
-		    c->borrowed || !front_searched_graph_in_vain(m->proc, front))
+		    c->borrowed || !front_searched_graph_in_vain(m->proc, bx, front))
 			continue;
 		if (copy_has(m, front->copy, "cudnn_graph"))
 			continue;  /* a graph library of its own */
 		snprintf(soname, sizeof(soname), "libcudnn_graph.so.%d", gt_version_major(front->fi.version));
-		for (k = 0; k < m->nlibs; k++)
-			if (m->libs[k].copy != front->copy && m->libs[k].obj->ns == front->obj->ns &&
-			    m->libs[k].obj->soname && strcmp(m->libs[k].obj->soname, soname) == 0) {
-				c->borrowed = &m->libs[k];
+		by_soname = libs_by_soname(m, bx);
+		for (k = keyed_first(by_soname, soname); keyed_is(by_soname, k, soname); k++) {
+			const struct gt_lib *l = &m->libs[by_soname->v[k].at];
+
+			if (l->copy != front->copy && l->obj->ns == front->obj->ns) {
+				c->borrowed = l;
 				break;
 			}
+		}
 	}
 }
 
-static void build_copies(struct gt_proc_model *m)
+static void build_copies(struct gt_proc_model *m, struct build_index *bx)
 {
 	m->copies = calloc(m->nlibs ? m->nlibs : 1, sizeof(*m->copies));
 	if (!m->copies)
@@ -659,7 +871,7 @@ static void build_copies(struct gt_proc_model *m)
 	merge_partial_copies(m);
 	compact_copies(m);
 	describe_copies(m);
-	find_borrowed_graphs(m);
+	find_borrowed_graphs(m, bx);
 }
 
 /* A trace without its closing line whose process is still there (the same
@@ -726,8 +938,11 @@ bool gt_model_failed(const struct gt_proc_model *m)
 	return false;
 }
 
+static void index_objects(struct gt_proc_model *m);
+
 bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt_proc_model *m)
 {
+	struct build_index bx = { 0 };
 	struct gt_family_info fi;
 	size_t i;
 
@@ -735,6 +950,7 @@ bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt
 	m->proc = p;
 	m->facts = facts;
 	m->etc_preload = gt_facts_etc_preload(facts);
+	index_objects(m);
 	m->libs = calloc(p->nobjects ? p->nobjects : 1, sizeof(*m->libs));
 	if (!m->libs)
 		return false;
@@ -742,11 +958,14 @@ bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
 			gt_facts_package_want(facts, p->objects[i].path);
+	index_versions_and_searches(facts, p, &bx);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].path && gt_classify(p->objects[i].path, &fi) && !p->objects[i].closed)
-			build_lib(m, &p->objects[i], &m->libs[m->nlibs++]);
-	build_copies(m);
-	forwarded_answers(m);
+			build_lib(m, &bx, &p->objects[i], &m->libs[m->nlibs++]);
+	index_libs(m, &bx);
+	build_copies(m, &bx);
+	forwarded_answers(m, &bx);
+	build_index_free(&bx);
 	for (i = 0; i < m->nlibs; i++) {
 		choose_version(&m->libs[i]);
 		check_agreement(&m->libs[i]);
@@ -761,30 +980,74 @@ bool gt_model_build(struct gt_process *p, struct gt_host_facts *facts, struct gt
 
 void gt_model_free(struct gt_proc_model *m)
 {
+	size_t i;
+
 	gt_failed_loads_free(m->failed, m->nfailed);
 	free(m->frames);
+	for (i = 0; i < m->ncopies; i++)
+		free(m->copies[i].folder);
+	for (i = 0; i < m->nlibs; i++)
+		free(m->libs[i].real_path);
 	free(m->copies);
 	free(m->part_index);
+	free(m->objects_by_path);
 	free(m->libs);
 	memset(m, 0, sizeof(*m));
 }
 
 const char *gt_object_preloaded_root(const struct gt_proc_model *m, const struct gt_object *ob)
 {
-	const struct gt_process *p = m->proc;
-	size_t depth, i;
+	const struct gt_object *req;
+	size_t depth;
 
 	for (depth = 0; ob && depth < 32; depth++) {
 		if (preloaded(m, ob))
 			return ob->path;
 		if (!ob->requester)
 			break;
-		for (i = 0; i < p->nobjects && (!p->objects[i].path ||
-						strcmp(p->objects[i].path, ob->requester) != 0); i++)
-			;
-		ob = i < p->nobjects && &p->objects[i] != ob ? &p->objects[i] : NULL;
+		req = gt_model_object_at(m, ob->requester);
+		ob = req != ob ? req : NULL;
 	}
 	return NULL;
+}
+
+static int by_object_path(const void *a, const void *b)
+{
+	const struct gt_object *x = &by_path_model->proc->objects[*(const size_t *)a];
+	const struct gt_object *y = &by_path_model->proc->objects[*(const size_t *)b];
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The objects with a path, sorted by it, then trace order. */
+static void index_objects(struct gt_proc_model *m)
+{
+	const struct gt_process *p = m->proc;
+	size_t i;
+
+	m->objects_by_path = gt_xcalloc(p->nobjects ? p->nobjects : 1, sizeof(*m->objects_by_path));
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].path)
+			m->objects_by_path[m->nobjects_by_path++] = i;
+	by_path_model = m;
+	qsort(m->objects_by_path, m->nobjects_by_path, sizeof(*m->objects_by_path), by_object_path);
+}
+
+const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const char *path)
+{
+	const struct gt_object *v = m->proc->objects;
+	size_t lo = 0, hi = m->nobjects_by_path, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v[m->objects_by_path[mid]].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nobjects_by_path && strcmp(v[m->objects_by_path[lo]].path, path) == 0
+		       ? &v[m->objects_by_path[lo]] : NULL;
 }
 
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)

@@ -17,11 +17,22 @@
 struct gt_failed_load;
 struct gt_crash_frame;
 
-/* One CUDA-family library in a process. */
+/* The package that installed a library, as the rules and outputs name it
+ * (host_package without its record's path: 4 KiB a library that nothing
+ * read, most of a 20,000-copy model's memory). */
+struct gt_lib_package {
+	char manager[8];
+	char name[128];
+	char version[64];
+};
+
+/* One CUDA-family library in a process. Its strings of a path's length are
+ * allocated: the model of 20,000 copies was 500 MB of mostly untouched
+ * buffers, and its page faults a third of the report's time (issue 29). */
 struct gt_lib {
 	const struct gt_object *obj;   /* in the trace */
 	struct gt_family_info fi;      /* from the real file's name */
-	char real_path[4096];          /* symlinks resolved; "" if the file is gone */
+	char *real_path;               /* symlinks resolved; "" if the file is gone (owned) */
 	char version[32];              /* the best version: api, else file, else package */
 	const char *version_source;    /* "api", "file", "package" or "none" */
 	char api_version[32];          /* the answer this object gave, "" if none */
@@ -31,7 +42,7 @@ struct gt_lib {
 	char file_version[32];         /* from the real file name */
 	char package_version[64];
 	bool has_package;
-	struct host_package package;
+	struct gt_lib_package package;
 	enum gt_rule found_by;         /* RPATH told from RUNPATH; GT_RULE_NONE if unknown */
 	size_t copy;                   /* its copy, an index into the process's copies */
 };
@@ -45,7 +56,7 @@ struct gt_copy {
 	int number;                    /* 1, 2 ... within its family, in load order */
 	size_t first;                  /* the index of its first part in libs */
 	size_t nparts;
-	char folder[4096];             /* the folder of its first part */
+	char *folder;                  /* the folder of its first part (owned) */
 	long ns;                       /* the link-map namespace of its first part */
 	int major;                     /* the major version of its first part's file, -1 if none */
 	bool has_front;                /* holds the family's main library, not parts alone */
@@ -68,6 +79,8 @@ struct gt_proc_model {
 	struct gt_copy *copies;
 	size_t ncopies;
 	size_t *part_index;            /* the copies' parts lists, one after the other */
+	size_t *objects_by_path;       /* the trace's objects with a path, by path, then trace order */
+	size_t nobjects_by_path;
 	const char *ended_how;         /* "exit", "signal", "running" (still, on this host), "unknown" */
 	int ended_signal, ended_status;
 	bool stopped;                  /* ended by SIGINT, SIGTERM or SIGHUP: stopped from outside */
@@ -93,6 +106,8 @@ void gt_model_free(struct gt_proc_model *m);
 void gt_format_cudart_version(long v, char *out, size_t cap);
 void gt_format_cudnn_version(long v, char *out, size_t cap);
 
+/* The first object of the trace at path, or NULL: by bisection. */
+const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const char *path);
 /* How many copies of a family the process holds. */
 size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family);
 /* The mechanism that put a library where the loader took it, as a fix names

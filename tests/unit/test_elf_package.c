@@ -15,6 +15,7 @@
 #include "host/dpkg_index.h"
 #include "host/elf_info.h"
 #include "host/package.h"
+#include "host/real_path.h"
 #include "tests/unit/unit.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
@@ -592,6 +593,63 @@ START_TEST(test_package_dpkg_libc)
 }
 END_TEST
 
+/* host_real_path, which keeps every folder's answer, agrees with
+ * realpath(3) on every kind of path: links at the end and in the middle,
+ * dangling links, gone files, a file taken for a folder, ".", "..",
+ * relative paths, doubled and trailing slashes, the root. */
+START_TEST(test_real_path_as_realpath)
+{
+	static const char *const rels[] = {
+		"d/file", "d/link_to_file", "linkdir/file", "linkdir/link_to_file", "d/dangling", "d/gone",
+		"d/file/below", "d/./file", "d/../d/file", "linkdir/../d/file", "d/sub/..", "d/sub/.",
+		"d//file", "d/sub/", "d", "linkdir", "d/chain", "d/loop", "d/abs_link",
+	};
+	char want[PATH_MAX], got[PATH_MAX], cwd[PATH_MAX];
+	const char *others[] = { "/", "/tmp", "/proc/self", "relative/none", ".", ".." };
+	size_t i;
+	int round;
+
+	make_tmp();
+	put("d/file", "x");
+	put("d/sub/keep", "x");
+	ck_assert_int_eq(symlink("file", at("d/link_to_file")), 0);
+	ck_assert_int_eq(symlink("d", at("linkdir")), 0);
+	ck_assert_int_eq(symlink("nowhere", at("d/dangling")), 0);
+	ck_assert_int_eq(symlink("link_to_file", at("d/chain")), 0);
+	ck_assert_int_eq(symlink("loop", at("d/loop")), 0);
+	ck_assert_int_eq(symlink(at("d/sub"), at("d/abs_link")), 0);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	/* twice: the second round is answered from what the first kept */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+			const char *path = at(rels[i]);
+			bool ok = realpath(path, want) != NULL;
+
+			ck_assert_msg(host_real_path(path, got) == ok, "%s: realpath says %d", rels[i], ok);
+			if (ok)
+				ck_assert_str_eq(got, want);
+		}
+		for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+			bool ok = realpath(others[i], want) != NULL;
+
+			ck_assert_msg(host_real_path(others[i], got) == ok, "%s: realpath says %d", others[i], ok);
+			if (ok)
+				ck_assert_str_eq(got, want);
+		}
+	}
+	/* what was kept goes with host_real_path_forget: a file made since is seen */
+	ck_assert(!host_real_path(at("d/gone"), got));
+	put("d/gone", "x");
+	ck_assert(!host_real_path(at("d/gone"), got));
+	host_real_path_forget();
+	ck_assert(host_real_path(at("d/gone"), got));
+	ck_assert(realpath(at("d/gone"), want) != NULL);
+	ck_assert_str_eq(got, want);
+	host_real_path_forget();
+	remove_tmp();
+}
+END_TEST
+
 Suite *elf_package_suite(void)
 {
 	Suite *s = suite_create("elf_package");
@@ -613,6 +671,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_package_dpkg_fake);
 	tcase_add_test(tc, test_package_dpkg_index);
 	tcase_add_test(tc, test_package_dpkg_libc);
+	tcase_add_test(tc, test_real_path_as_realpath);
 	suite_add_tcase(s, tc);
 	return s;
 }
