@@ -56,11 +56,15 @@ void rule_cpu_only_build(const struct gt_proc_model *m, struct gt_findings *out)
 			   "from https://pytorch.org/get-started/, e.g. pip install torch --index-url "
 			   "https://download.pytorch.org/whl/cu130); a distribution's CPU-only package "
 			   "cannot use the GPU.",
-			   "the framework is a CPU-only build: no CUDA runtime was ever loaded");
+			   m->proc->live ? "the framework is a CPU-only build: no CUDA runtime is loaded"
+					 : "the framework is a CPU-only build: no CUDA runtime was ever loaded");
 	/* where it was installed decides how: its own pip, conda, or a venv */
 	if (strstr(gt_base_name(fw), "torch"))
 		gt_fix_pip_install(&f->fix_data, m->proc, fw, "torch", "--index-url https://download.pytorch.org/whl/cu130",
 				   "-c conda-forge pytorch-gpu");
-	e = gt_evidence_add(f, "framework library %s loaded, and no libcudart was loaded or searched for", fw);
+	/* a live process (gputrace inspect) shows what is mapped, not what was searched */
+	e = gt_evidence_add(f, m->proc->live ? "framework library %s loaded, and no libcudart is mapped (read live: "
+			       "what was searched for is not seen)"
+			    : "framework library %s loaded, and no libcudart was loaded or searched for", fw);
 	gt_evidence_str(e, "path", fw);
 }

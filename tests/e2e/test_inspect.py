@@ -127,6 +127,8 @@ class TorchPython(unittest.TestCase):
         self.assertIn("running, read from /proc without stopping it", out)
         self.assertIn("read from /proc/%d: %d ELF files mapped" % (w.proc.pid, len(doc["live"]["objects"])), out)
         self.assertIn("not judged from a live process", out)
+        if "cpu-only-build" in ids(doc):
+            self.assertIn("no libcudart is mapped (read live", out)
 
 
 class Fixtures(unittest.TestCase):

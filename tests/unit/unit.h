@@ -20,4 +20,5 @@ Suite *symbols_suite(void);
 Suite *fatbin_suite(void);
 Suite *fix_suite(void);
 Suite *fix_json_suite(void);
+Suite *redact_suite(void);
 #endif
