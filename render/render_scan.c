@@ -9,6 +9,7 @@
 #include "render/fold.h"
 #include "render/render_scan.h"
 #include "render/printable.h"
+#include "rules/fix_command.h"
 #include "common/trace_file.h"
 #include "common/family.h"
 
@@ -297,6 +298,7 @@ static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findi
 		       bool color)
 {
 	const struct host_copy **sorted = calloc(s->ncopies ? s->ncopies : 1, sizeof(*sorted));
+	char cmd[16384];
 	size_t i;
 	json_t *e;
 	size_t k;
@@ -357,6 +359,11 @@ static void scan_lines(FILE *f, const struct host_scan *s, const struct gt_findi
 		json_array_foreach(x->evidence, k, e)
 			fprintf(f, "         - %s\n", gt_printable(json_string_value(json_object_get(e, "what"))));
 		fprintf(f, "         fix: %s\n", gt_printable(x->fix));
+		/* as the report says it (issue 30): the command, or why none */
+		if (gt_fix_paste(x->id, x->evidence, &x->fix_data, x->proc, cmd, sizeof(cmd)))
+			fprintf(f, "         run: %s\n", cmd);
+		else if (cmd[0])
+			fprintf(f, "         no command: %s\n", gt_printable(cmd));
 	}
 }
 

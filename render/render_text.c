@@ -9,6 +9,7 @@
 #include "render/fold.h"
 #include "render/render.h"
 #include "render/printable.h"
+#include "rules/fix_command.h"
 
 #define RED "\033[31m"
 #define YELLOW "\033[33m"
@@ -248,9 +249,10 @@ static void finding_lines(FILE *f, const struct gt_report *r, const struct gt_fi
 	}
 	fprintf(f, "           fix: %s\n", gt_printable(x->fix));
 	/* shell-quoted, never through gt_printable (no \x0a in a command) */
-	if (gt_fix_command(&x->fix_data, 1, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
-			   sizeof(cmd)))
+	if (gt_fix_paste(x->id, x->evidence, &x->fix_data, x->proc, cmd, sizeof(cmd)))
 		fprintf(f, "           run: %s\n", cmd);
+	else if (cmd[0])
+		fprintf(f, "           no command: %s\n", gt_printable(cmd));
 }
 
 void gt_render_finding(FILE *f, const struct gt_report *r, const struct gt_finding *x, bool color)

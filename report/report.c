@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "read/fingerprint.h"
+#include "rules/fix_command.h"
 #include "rules/rules.h"
 #include "host/package.h"
 #include "common/xalloc.h"
@@ -331,6 +332,18 @@ bool gt_report_load_as(struct gt_report *r, char *const *paths, int npaths, enum
 	return ok;
 }
 
+/* The fixes' commands ask the facts too (a package record: rules/
+ * fix_command.c): asked with the rules, so that the facts file written
+ * beside the traces answers them for a later report elsewhere. */
+static void asked_by_commands(const struct gt_findings *f)
+{
+	char cmd[16384];
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		gt_fix_paste(f->v[i].id, f->v[i].evidence, &f->v[i].fix_data, f->v[i].proc, cmd, sizeof(cmd));
+}
+
 void gt_report_analyse(struct gt_report *r)
 {
 	size_t i;
@@ -341,6 +354,7 @@ void gt_report_analyse(struct gt_report *r)
 	rule_fork_after_init_parents(r->groups, r->ngroups, &r->findings);
 	rule_divergent_processes(r->groups, r->ngroups, &r->findings);
 	rule_missing_ranks(r->groups, r->ngroups, &r->findings);
+	asked_by_commands(&r->findings);
 	/* After the rules, so that their questions count too: the tally is
 	 * what the renderers say of the facts. */
 	gt_facts_set_tally(r->facts, &r->facts_tally);

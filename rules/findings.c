@@ -1,6 +1,7 @@
 /* Findings and their evidence (see findings.h). */
 #define _GNU_SOURCE
 #include "rules/findings.h"
+#include "rules/fix_command.h"
 
 #include "common/jline.h"
 #include "common/xalloc.h"
@@ -202,10 +203,12 @@ json_t *gt_finding_json(const struct gt_finding *x)
 	gt_evidence_str(o, "fix", x->fix);
 	if (x->fix_data.n)
 		json_object_set_new(o, "fix_data", gt_fix_to_json(&x->fix_data));
-	/* the fix as a command to paste (issue 30): added, no field renamed */
-	if (gt_fix_command(&x->fix_data, 1, x->proc ? x->proc->proc : NULL, x->proc ? x->proc->facts : NULL, cmd,
-			   sizeof(cmd)))
+	/* the fix as a command to paste, or why none can be right (issue 30,
+	 * rules/fix_command.c): added, no field renamed */
+	if (gt_fix_paste(x->id, x->evidence, &x->fix_data, x->proc, cmd, sizeof(cmd)))
 		gt_evidence_str(o, "command", cmd);
+	else if (cmd[0])
+		gt_evidence_str(o, "no_command", cmd);
 	return o;
 }
 

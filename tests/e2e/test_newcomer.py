@@ -267,8 +267,10 @@ class ScanFirstLine(Case):
                         first)
         broken = self.tmp()
         os.symlink("nowhere.so.13.0", os.path.join(broken, "libcudart.so.13"))
-        rc, first, _ = self.first(broken)
+        rc, first, text = self.first(broken)
         self.assertTrue(first.startswith("gputrace scan: with warnings (broken-symlink); 1 CUDA library"), first)
+        # a scan's finding says its command or why none, as the report's do
+        self.assertIn(" no command: remove or repair the file by hand", text)
         rc, first, _ = self.first(fix("system"), fix("site-packages"))
         self.assertTrue(first.startswith("gputrace scan: all clear; "), first)
 
@@ -435,6 +437,184 @@ class PasteableFix(Case):
     def test_conda_elsewhere_is_not_this_env(self):
         """CONDA_PREFIX set, but the framework is not in it: no conda install there."""
         self.assertTrue(self.install_command({"CONDA_PREFIX": self.tmp()}).startswith("python3 -m venv "))
+
+
+def fake_dpkg(root, package, version, paths):
+    """A dpkg database (GPUTRACE_DPKG_ROOT) in which package put paths there;
+    no package at all when package is None."""
+    os.makedirs(os.path.join(root, "info"), exist_ok=True)
+    with open(os.path.join(root, "status"), "w") as f:
+        if package:
+            f.write("Package: %s\nStatus: install ok installed\nArchitecture: amd64\nVersion: %s\n"
+                    % (package, version))
+    if package:
+        with open(os.path.join(root, "info", package + ":amd64.list"), "w") as f:
+            f.write("".join(p + "\n" for p in paths))
+    return root
+
+
+SYSTEM_CUDNN = [os.path.join(fix("system/lib"), n) for n in sorted(os.listdir(fix("system/lib")))] \
+    if os.path.isdir(fix("system/lib")) else []
+
+
+class CommandOrWhy(Case):
+    """Every finding with a fix carries a command to paste or one line that
+    says why none can be right; a library a Debian package put there gets
+    an apt-get command where that is the fix (issue 30, 2026-12-02 items 1-2:
+    the H200's system cuDNN 9.14 is dpkg's libcudnn9-cuda-13 9.14.0.64-1,
+    man/gputrace-scan.1's example; NVIDIA's names: libcudnn8, whose
+    versions name their CUDA, 8.9.7.29-1+cuda12.2, and libcudnn9-cuda-12)."""
+
+    def dpkg_env(self, package="libcudnn9-cuda-12", env=None):
+        d = self.tmp()
+        e = {"GPUTRACE_DPKG_ROOT": fake_dpkg(os.path.join(d, "dpkg"), package, "9.14.0.64-1", SYSTEM_CUDNN),
+             "GPUTRACE_CACHE_DIR": os.path.join(d, "cache")}
+        e.update(env or {})
+        return e
+
+    def traced(self, argv, env):
+        out = os.path.join(self.tmp(), "o")
+        r = self.gt("-q", "-o", out, "--", *argv, env=env)
+        self.assertNotEqual(r.returncode, 125, r.stderr)
+        return out
+
+    def report(self, out, env=None):
+        """The JSON and the unfolded text, from the facts file alone (no
+        fake dpkg: what the traced host's records said is in that file)."""
+        j = json.loads(self.gt("report", "--json", out, env=env).stdout)
+        text = unfold(self.gt("report", "--color=never", out, env=env).stdout.decode()).replace(" \\ ", " ")
+        return j, text
+
+    def assert_each_says(self, j, text):
+        for f in j["findings"]:
+            self.assertEqual(("command" in f) + ("no_command" in f), 1, f)
+            if "no_command" in f:
+                self.assertTrue(f["no_command"] and "\n" not in f["no_command"], f)
+                self.assertIn("no command: " + f["no_command"], text)
+            else:
+                self.assertIn("run: " + f["command"], text)
+
+    def by_id(self, j, fid):
+        return [f for f in j["findings"] if f["id"] == fid]
+
+    def other_major(self, *first, package="libcudnn9-cuda-12"):
+        """load_and_die asks for libcudnn.so.8; the host has only the system
+        cuDNN 9.14 (found through CUDA_HOME), from dpkg's package."""
+        env = self.dpkg_env(package=package, env={"CUDA_HOME": fix("system")})
+        out = self.traced([os.path.join(PROGS, "load_and_die"), "exit1", *first, "libcudnn.so.8"], env)
+        j, text = self.report(out)
+        self.assert_each_says(j, text)
+        (f,) = self.by_id(j, "library-not-found")
+        return f
+
+    def test_cudnn8_wanted_with_a_cuda12_runtime_is_apt_install(self):
+        f = self.other_major(fix("cuda-12/lib64/libcudart.so.12"))
+        self.assertEqual(f["command"], "sudo apt-get install libcudnn8")
+
+    def test_cudnn8_wanted_from_a_cuda12_package_is_apt_install(self):
+        """No runtime loaded: the CUDA of the host's cuDNN 9 package says 12."""
+        self.assertEqual(self.other_major()["command"], "sudo apt-get install libcudnn8")
+
+    def test_cudnn8_wanted_for_cuda11_says_why(self):
+        """The newest libcudnn8 is built for CUDA 12: for 11, a version to pick."""
+        f = self.other_major(package="libcudnn9-cuda-11")
+        self.assertNotIn("command", f)
+        self.assertIn("pick the one for CUDA 11 from apt-cache madison libcudnn8", f["no_command"])
+
+    def test_cudnn8_wanted_from_pip_or_by_hand_is_no_apt(self):
+        f = self.other_major(fix("cuda-12/lib64/libcudart.so.12"), package=None)
+        self.assertNotIn("command", f)
+        self.assertNotIn("apt-get", f["no_command"])
+
+    def system_copies_through_the_cache(self, package):
+        """The torch-like scenario whose system cuDNN 9.14 the loader took from
+        its cache, not LD_LIBRARY_PATH: the trace of the LD_LIBRARY_PATH run,
+        its opens of the system folder marked ld_so_cache and the folder gone
+        from the recorded LD_LIBRARY_PATH (no change of environment can undo
+        that; only the package, or a hand, can)."""
+        out = self.traced([TORCHLIKE], self.dpkg_env(package=package, env=MIXED_ENV))
+        system = fix("system/lib")
+        for name in os.listdir(out):
+            if not name.endswith(".jsonl"):
+                continue
+            with open(os.path.join(out, name)) as f:
+                lines = [json.loads(l) for l in f if l.strip()]
+            for o in lines:
+                if o.get("ev") == "header":
+                    o["env"]["LD_LIBRARY_PATH"] = fix("driver")
+                if o.get("ev") == "open" and o.get("path", "").startswith(system + "/") and \
+                        o.get("rule") == "ld_library_path":
+                    o["rule"] = "ld_so_cache"
+            with open(os.path.join(out, name), "w") as f:
+                f.write("".join(json.dumps(o) + "\n" for o in lines))
+        j, text = self.report(out)
+        self.assert_each_says(j, text)
+        self.assertTrue(self.by_id(j, "mixed-versions") and self.by_id(j, "shadowed-library"), j["findings"])
+        return j
+
+    def test_stale_system_package_is_apt_remove(self):
+        j = self.system_copies_through_the_cache("libcudnn9-cuda-12")
+        for fid in ("mixed-versions", "shadowed-library"):
+            self.assertEqual({f["command"] for f in self.by_id(j, fid)}, {"sudo apt-get remove libcudnn9-cuda-12"})
+
+    def test_stale_copies_of_no_package_say_why(self):
+        j = self.system_copies_through_the_cache(None)
+        for fid in ("mixed-versions", "shadowed-library"):
+            for f in self.by_id(j, fid):
+                self.assertNotIn("command", f)
+                self.assertIn("no Debian package", f["no_command"])
+
+    def test_the_environment_fix_stays_first(self):
+        """On LD_LIBRARY_PATH, the fix is the run without it, package or not."""
+        out = self.traced([TORCHLIKE], self.dpkg_env(env=MIXED_ENV))
+        j, text = self.report(out)
+        self.assert_each_says(j, text)
+        for fid in ("mixed-versions", "shadowed-library"):
+            self.assertEqual({f["command"] for f in self.by_id(j, fid)},
+                             {"LD_LIBRARY_PATH=%s %s" % (fix("driver"), TORCHLIKE)})
+        (init,) = self.by_id(j, "init-failed")
+        self.assertIn("caused by", init["no_command"])
+
+    def sysroot(self, gpu=True, kmod=True, nodes=True):
+        d = self.tmp()
+
+        def write(rel, text):
+            os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w") as f:
+                f.write(text)
+        write("sys/bus/pci/devices/0000:00:00.0/vendor", "0x8086\n")
+        write("sys/bus/pci/devices/0000:00:00.0/class", "0x060000\n")
+        if gpu:
+            write("sys/bus/pci/devices/0000:17:00.0/vendor", "0x10de\n")
+            write("sys/bus/pci/devices/0000:17:00.0/class", "0x030200\n")
+        if kmod:
+            write("proc/driver/nvidia/version",
+                  "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build\n")
+        if nodes:
+            write("dev/nvidiactl", "")
+            write("dev/nvidia0", "")
+        return {"GPUTRACE_SYSROOT": d}
+
+    def test_driver_missing_says_why_for_each_host(self):
+        for host, want in ((dict(gpu=False, kmod=False, nodes=False), "this host shows no NVIDIA GPU"),
+                           (dict(kmod=False, nodes=False), "the driver must fit this kernel and GPU"),
+                           (dict(nodes=False), "the container was started without the GPU"),
+                           ({}, "install the user-space driver of kernel module 580.65.06")):
+            with self.subTest(**host):
+                out = self.traced([TORCHLIKE], self.sysroot(**host))
+                j, text = self.report(out)
+                self.assert_each_says(j, text)
+                (f,) = self.by_id(j, "driver-missing")
+                self.assertTrue(f["no_command"].startswith(want), f["no_command"])
+
+    def test_every_finding_of_the_scenarios_says_one(self):
+        for argv, env in (([TORCHLIKE], MIXED_ENV), ([TORCHLIKE], {}),
+                          ([os.path.join(PROGS, "load_and_die"), "exit", TORCH_CPU], {}),
+                          ([os.path.join(PROGS, "load_and_die"), "segv", fix("cuda-12/lib64/libcudart.so.12")], {})):
+            with self.subTest(argv=argv[1:], env=sorted(env)):
+                j, text = self.report(self.traced(argv, env))
+                self.assertTrue(j["findings"])
+                self.assert_each_says(j, text)
 
 
 class MissingRanks(Case):
@@ -653,6 +833,16 @@ class RecordedSession(unittest.TestCase):
         self.assertIn("--for", commands[3])
         self.assertEqual([l for l in lines if len(l) > 100], [])
         self.assertTrue(any(l.startswith("gputrace doctor: the GPU chain, layer by layer: ") for l in lines))
+        # current: scan's first lines say the verdict in words, never "ok"
+        # nor a bare count first (2026-12-02), and each finding its command
+        # or why none
+        self.assertTrue(any(re.match(r"gputrace scan: (NOT OK|with warnings|all clear|no CUDA)", l)
+                            for l in lines), "scan's verdict first")
+        self.assertTrue(any(l.startswith("gputrace scan --for /") for l in lines), "scan --for's verdict first")
+        self.assertEqual([l for l in lines if re.match(r"verdict for .*: ok ", l)], [])
+        findings = [l for l in lines if re.match(r"\s*(error|warning|info) +[a-z-]+: ", l)]
+        answers = [l for l in lines if re.match(r"\s+(run|no command): ", l)]
+        self.assertEqual(len(answers), len(findings), "a run: or no command: line for each finding")
 
 
 if __name__ == "__main__":
