@@ -406,6 +406,10 @@ static void print_process(FILE *f, const struct gt_report *r, const struct gt_pr
 		fprintf(f, "  no cause found: %s, and the trace shows no CUDA library problem "
 			"(%zu CUDA librar%s, consistent)\n", gt_printable(failure), m->nlibs, m->nlibs == 1 ? "y" : "ies");
 	}
+	else if (!shown && m->nlibs && p->live)
+		/* read live: the findings that need a run are not judged (inspect lists them) */
+		fprintf(f, "  no problem in what is loaded: %zu CUDA librar%s, consistent\n", m->nlibs,
+			m->nlibs == 1 ? "y" : "ies");
 	else if (!shown && m->nlibs)
 		fprintf(f, "  %sall clear%s: %zu CUDA librar%s, consistent\n", color ? GREEN : "",
 			color ? RESET : "", m->nlibs, m->nlibs == 1 ? "y" : "ies");
@@ -540,6 +544,8 @@ static void verdict_words(FILE *f, const struct gt_report *r, size_t errors, siz
 		fputs(": a process failed, and the traces show no CUDA library cause\n", f);
 	else if (!libs)
 		fputs(": no CUDA library was loaded\n", f);
+	else if (r->ngroups == 1 && r->groups[0]->model.proc->live)
+		fputs(": no problem in what it has loaded (a live process: what needs a run is not judged)\n", f);
 	else
 		fputs(": all clear\n", f);
 }

@@ -136,6 +136,7 @@ class Fixtures(unittest.TestCase):
         w = Waiting([HOLD, CONV], env=env)
         try:
             status, doc = inspect_json(w.proc.pid)
+            self.text = unfold(inspect("--color=never", str(w.proc.pid)).stdout.decode())
             self.assertTrue(w.running())
         finally:
             self.assertEqual(w.finish(), 0)
@@ -162,6 +163,10 @@ class Fixtures(unittest.TestCase):
         self.assertEqual([f for f in doc["findings"] if f["severity"] == "error"], [])
         self.assertEqual(status, 0)
         self.assertTrue(any(l["family"] == "cudnn" for l in doc["processes"][0]["libraries"]))
+        # never "all clear": what needs a run was not judged
+        self.assertIn(": no problem in what it has loaded (a live process: what needs a run is not judged)",
+                      self.text.splitlines()[0])
+        self.assertNotIn("all clear", self.text)
 
     def test_not_judged_listed(self):
         status, doc, traced = self.inspected_and_traced(fixture_env("system/lib", "driver"))
