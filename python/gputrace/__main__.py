@@ -2,7 +2,8 @@
 
     python -m gputrace [OPTIONS] train.py [ARG...]    the script under this interpreter
     python -m gputrace [OPTIONS] -- COMMAND [ARG...]  any command, as `gputrace` runs it
-    python -m gputrace report|scan|doctor|... ARGS    the subcommands, unchanged
+    python -m gputrace doctor [ARGS]                  the framework checks under this interpreter
+    python -m gputrace report|scan|... ARGS           the other subcommands, unchanged
 
 The command replaces this interpreter (exec), so its exit status, a signal's
 death, the terminal and stdin are the traced program's own, exactly as with
@@ -30,8 +31,12 @@ def command_line(args, python=None):
     """gputrace's arguments for `python -m gputrace ARGS`: where the command
     (the first argument after gputrace's options) is a Python script, it runs
     under this interpreter (`-- PYTHON SCRIPT ARG...`), so that a venv's
-    script sees the venv. Everything else is passed on unchanged."""
+    script sees the venv; `doctor` checks the framework of this interpreter
+    (`--python PYTHON`) unless told another. Everything else is passed on
+    unchanged."""
     python = python or sys.executable
+    if args and args[0] == "doctor" and not any(a == "--python" or a.startswith("--python=") for a in args):
+        return ["doctor", "--python", python] + list(args[1:])
     if not args or args[0] in SUBCOMMANDS:
         return list(args)
     i = 0

@@ -212,7 +212,8 @@ class Wheel(unittest.TestCase):
 
     def test_command_line(self):
         """Where python -m gputrace puts `-- PYTHON`: before a .py script that
-        comes after gputrace's options; nowhere else."""
+        comes after gputrace's options; `--python PYTHON` for doctor unless
+        it has one; nothing elsewhere."""
         cases = [
             (["train.py", "--lr", "1"], ["--", "PY", "train.py", "--lr", "1"]),
             (["-o", "d.py", "-q", "t.py"], ["-o", "d.py", "-q", "--", "PY", "t.py"]),
@@ -220,6 +221,9 @@ class Wheel(unittest.TestCase):
             (["--", "python3", "t.py"], ["--", "python3", "t.py"]),
             (["-q", "./prog", "x.py"], ["-q", "./prog", "x.py"]),
             (["report", "t.py"], ["report", "t.py"]),
+            (["doctor", "--json"], ["doctor", "--python", "PY", "--json"]),
+            (["doctor", "--python", "/x/py"], ["doctor", "--python", "/x/py"]),
+            (["doctor", "--python=/x/py"], ["doctor", "--python=/x/py"]),
             ([], []),
         ]
         code = ("import json, sys; from gputrace.__main__ import command_line; "
