@@ -269,6 +269,16 @@ print(json.dumps({"cuda_build": torch.version.cuda is not None,
         self.assertEqual(checker.seen.get("table"), 2, r["html"])
         self.assertIn("libtorch_cpu.so", "".join(checker.text))
 
+    def test_check_of_no_such_process_raises(self):
+        """The command's exit 2 becomes GputraceError with its message, never
+        an empty result (a pid above the kernel's largest cannot exist)."""
+        code = ("import gputrace\ntry:\n    gputrace.check(pid=(1 << 22) + 12345)\n"
+                "except gputrace.GputraceError as e:\n    print('raised:', e)\n")
+        p = self.venv_python("-c", code)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.decode().startswith("raised: gputrace inspect %d: exit 2: " % ((1 << 22) + 12345)),
+                        p.stdout)
+
     def test_html_and_text_from_a_document(self):
         """The result's rendering, from a document as inspect gives it (the
         report's JSON with a "live" part): every mapped object a library,
