@@ -11,8 +11,10 @@ import subprocess
 from gputrace._paths import command_path, missing_command_message
 
 SEVERITY_ORDER = ("error", "warning", "info")
-# The verdict in the report's words (its first line).
+# The verdict in the report's words (its first line). Never "all clear" from
+# a live process, as inspect says it: what needs a run is not judged there.
 VERDICT_WORDS = {"error": "NOT OK", "warning": "works, with warnings", "ok": "all clear"}
+LIVE_OK_WORDS = "no problem in what it has loaded (a live process: what needs a run is not judged)"
 
 
 class GputraceError(RuntimeError):
@@ -123,7 +125,12 @@ class CheckResult:
         return "gputrace check: pid %s (%s): %d librar%s, %d error%s, %d warning%s: %s%s" % (
             self.pid, self.exe or "?", len(self.libraries), "y" if len(self.libraries) == 1 else "ies",
             c["error"], "" if c["error"] == 1 else "s", c["warning"], "" if c["warning"] == 1 else "s",
-            VERDICT_WORDS[self.verdict], " (%s)" % ids if ids else "")
+            self.verdict_words(), " (%s)" % ids if ids else "")
+
+    def verdict_words(self):
+        if self.verdict == "ok" and "live" in self.raw:
+            return LIVE_OK_WORDS
+        return VERDICT_WORDS[self.verdict]
 
     def __str__(self):
         lines = [self.headline()]

@@ -294,11 +294,17 @@ print(json.dumps({"cuda_build": torch.version.cuda is not None,
                                               {"path": "/l/<libcudnn.so.9>", "deleted": True}],
                         "not_judged": [{"id": "library-not-found", "why": "no searches"}]}}
         code = ("import json, sys; from gputrace import CheckResult; r = CheckResult(json.loads(sys.argv[1]), 1); "
+                "d = json.loads(sys.argv[1]); d['findings'] = []; live_ok = CheckResult(d, 0).headline(); "
+                "del d['live']; trace_ok = CheckResult(d, 0).headline(); "
                 "print(json.dumps([r._repr_html_(), str(r), r.verdict, r.ok, "
-                "[[l.path, l.family, l.package, l.deleted] for l in r.libraries], r.not_judged]))")
+                "[[l.path, l.family, l.package, l.deleted] for l in r.libraries], r.not_judged, live_ok, trace_ok]))")
         p = self.venv_python("-c", code, json.dumps(doc))
         self.assertEqual(p.returncode, 0, p.stderr)
-        page, text, verdict, ok, libs, not_judged = json.loads(p.stdout)
+        page, text, verdict, ok, libs, not_judged, live_ok, trace_ok = json.loads(p.stdout)
+        # Never "all clear" from a live process (inspect's words); a trace's report may say it.
+        self.assertTrue(live_ok.endswith(": no problem in what it has loaded (a live process: what needs a run "
+                                         "is not judged)"), live_ok)
+        self.assertTrue(trace_ok.endswith("1 library, 0 errors, 0 warnings: all clear"), trace_ok)
         self.assertEqual((verdict, ok), ("error", False))
         self.assertEqual(libs, [["/x/python", None, None, False],
                                 ["/l/<libcudnn.so.9>", "cudnn", "pip nvidia-cudnn-cu13 9.19.0.56", True]])
