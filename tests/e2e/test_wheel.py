@@ -21,7 +21,7 @@ import tempfile
 import unittest
 import zipfile
 
-from tests.e2e.gtlib import BUILD, traces_in, unfold, value
+from tests.e2e.gtlib import BUILD, FIX, traces_in, unfold, value
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 with open(os.path.join(TOP, "VERSION")) as _f:
@@ -268,6 +268,17 @@ print(json.dumps({"cuda_build": torch.version.cuda is not None,
         self.assertEqual((checker.errors, checker.stack), ([], []), r["html"])
         self.assertEqual(checker.seen.get("table"), 2, r["html"])
         self.assertIn("libtorch_cpu.so", "".join(checker.text))
+
+    def test_check_names_versions_and_packages(self):
+        """A CUDA library the interpreter mapped (ctypes, the fixtures' pip
+        layout of cuBLAS) carries the report's family, version and package."""
+        lib = os.path.join(FIX, "site-packages", "nvidia", "cublas", "lib", "libcublas.so.13")
+        code = ("import ctypes, json, sys, gputrace; ctypes.CDLL(sys.argv[1]); r = gputrace.check(); "
+                "print(json.dumps([[l.path, l.family, l.version, l.package] for l in r.libraries if l.family]))")
+        p = self.venv_python("-c", code, lib)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn([os.path.realpath(lib), "cublas", "13.0.0.19", "pip nvidia-cublas 13.0.0.19"],
+                      json.loads(p.stdout))
 
     def test_check_of_no_such_process_raises(self):
         """The command's exit 2 becomes GputraceError with its message, never
