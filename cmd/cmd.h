@@ -26,10 +26,13 @@ int cmd_bundle_main(int argc, char **argv);
 /* `gputrace doctor [--json] [--python PATH] [--color=WHEN]` */
 int cmd_doctor_main(int argc, char **argv);
 
-/* The diagnosis `gputrace COMMAND` prints when the command exits. With
- * gather_facts, this host's files are asked now and the answers written
- * beside the traces (facts/facts.h), else the facts file is read. */
-void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts);
+/* The diagnosis `gputrace COMMAND` prints when the command exits: to out
+ * (the screen) and to kept (the report kept beside the traces, never in
+ * colour), either NULL, from one reading of the traces (issue 29: a second
+ * for the kept report doubled the cost at exit). With gather_facts, this
+ * host's files are asked now and the answers written beside the traces
+ * (facts/facts.h), else the facts file is read. */
+void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bool gather_facts);
 /* The facts of these traces' files, asked of this host and written into
  * dir's facts file, with nothing printed: what one rank of a job leaves. */
 void cmd_keep_facts(char **traces, int n, const char *dir);

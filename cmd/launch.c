@@ -731,10 +731,10 @@ static void choose_report_path(const char *dir, bool had_traces, char *out, size
  * (choose_report_path said it may be). A write that fails (a full disk) is
  * said in one line and the partial file goes: a cut report would read as a
  * whole one. */
-static void save_report(const char *dir, const char *path, bool gather_facts)
+static FILE *open_report(const char *path)
 {
 	FILE *f;
-	int fd, err;
+	int fd;
 
 	if (report_is_ours(path))
 		unlink(path);
@@ -744,10 +744,15 @@ static void save_report(const char *dir, const char *path, bool gather_facts)
 			close(fd);
 		fprintf(stderr, LOG_PREFIX "cannot write %s: %s; the report is not kept\n", path,
 			strerror(errno));
-		return;
+		return NULL;
 	}
-	cmd_report_after_run(dir, f, false, gather_facts);
-	err = cmd_close_checked(f);
+	return f;
+}
+
+static void close_report(FILE *f, const char *dir, const char *path)
+{
+	int err = cmd_close_checked(f);
+
 	if (err) {
 		unlink(path);
 		fprintf(stderr, LOG_PREFIX "cannot write %s: %s; the report is not kept (the traces "
@@ -885,13 +890,18 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 		return;
 	}
 	if (pid == 0) {
+		FILE *kept = NULL;
+
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (rank_only)
 			keep_rank_facts(dir);
-		if (print)
-			cmd_report_after_run(dir, stderr, color, true);
 		if (keep)
-			save_report(dir, report, !print);  /* the facts were gathered for the screen's */
+			kept = open_report(report);
+		/* one reading of the traces for the screen and the kept report */
+		if (print || kept)
+			cmd_report_after_run(dir, print ? stderr : NULL, color, kept, true);
+		if (kept)
+			close_report(kept, dir, report);
 		fflush(NULL);
 		_exit(0);
 	}

@@ -328,13 +328,26 @@ void cmd_keep_facts(char **traces, int n, const char *dir)
 	gt_report_free(&r);
 }
 
-void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_facts)
+/* The verdict first; where the traces are, last (issue 30). */
+static void print_after_run(FILE *out, const struct gt_report *r, const char *dir, bool color)
+{
+	char where[2 * PATH_MAX + 64];
+
+	gt_render_text(out, r, color);
+	snprintf(where, sizeof(where), "gputrace: traces in %s (gputrace report %s for this again)", dir, dir);
+	gt_fold_line(out, where, GT_TEXT_WIDTH);
+}
+
+void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bool gather_facts)
 {
 	char *paths[1] = { (char *)dir }, err[8192];
 	struct gt_report r;
 
 	if (!gt_report_load_as(&r, paths, 1, gather_facts ? GT_FACTS_LIVE : GT_FACTS_RECORDED, err, sizeof(err))) {
-		fprintf(out, "gputrace: %s\n", gt_printable(err));
+		if (out)
+			fprintf(out, "gputrace: %s\n", gt_printable(err));
+		if (kept)
+			fprintf(kept, "gputrace: %s\n", gt_printable(err));
 		gt_report_free(&r);
 		return;
 	}
@@ -344,9 +357,9 @@ void cmd_report_after_run(const char *dir, FILE *out, bool color, bool gather_fa
 	if (gather_facts && !gt_report_save_facts(&r, dir, err, sizeof(err)))
 		fprintf(stderr, "gputrace: the facts of this host were not kept beside the traces: %s\n",
 			gt_printable(err));
-	/* The verdict first; where the traces are, last (issue 30). */
-	gt_render_text(out, &r, color);
-	snprintf(err, sizeof(err), "gputrace: traces in %s (gputrace report %s for this again)", dir, dir);
-	gt_fold_line(out, err, GT_TEXT_WIDTH);
+	if (out)
+		print_after_run(out, &r, dir, color);
+	if (kept)
+		print_after_run(kept, &r, dir, false);
 	gt_report_free(&r);
 }
