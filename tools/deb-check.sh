@@ -9,9 +9,15 @@ say() { echo "deb-check: $*"; }
 fail() { say "FAILED: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (apt-get install)"
-# The fixture program it traces (build/ may have been cleaned since make check).
+# The fixture program it traces: FIXTURES=DIR names a fixtures folder built
+# already (.ci/run passes make check's), else they are built into build/
+# (which may have been cleaned since make check).
 jobs=$(nproc)
-make -s -j"$jobs" fixtures
+if [ -z "${FIXTURES:-}" ]; then
+	FIXTURES=build/fixtures
+	make -s -j"$jobs" fixtures
+fi
+[ -x "$FIXTURES/scenarios/sc_runpath" ] || fail "no fixture program $FIXTURES/scenarios/sc_runpath"
 make -s -j"$jobs" deb
 deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
 if command -v lintian >/dev/null 2>&1; then
@@ -45,7 +51,7 @@ grep -qE '^  (ok|FAILED|skipped) +driver +driver_load ' build/deb/doctor.txt || 
 # A fixture traced by the installed command (library from /usr/lib/gputrace).
 out=$(mktemp -d)
 env -u LD_LIBRARY_PATH -u GPUTRACE_LIB /usr/bin/gputrace -q -o "$out/t" -- \
-	sh -c 'echo "$LD_AUDIT" >"$0"; exec "$1"' "$out/audit" build/fixtures/scenarios/sc_runpath
+	sh -c 'echo "$LD_AUDIT" >"$0"; exec "$1"' "$out/audit" "$FIXTURES/scenarios/sc_runpath"
 grep -qx /usr/lib/gputrace/libgputrace.so "$out/audit" || fail "LD_AUDIT was $(cat "$out/audit")"
 grep -q '"path":"[^"]*/d_runpath/libsc_leaf.so"' "$out"/t/*.jsonl || fail "the trace misses the fixture's library"
 /usr/bin/gputrace report "$out/t" --json >"$out/report.json"
