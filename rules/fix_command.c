@@ -178,6 +178,13 @@ static bool other_major(json_t *evidence, const struct gt_proc_model *m, char *o
 		return false;
 	want = major_asked(gt_base_name(name));
 	cuda = cuda_major_of(m, &pk);
+	if (want == 8 && cuda > 12) {
+		/* cuDNN 8's last release, 8.9.7, was built for CUDA 11.x and 12.x */
+		snprintf(out, cap, "cuDNN 8 has no build for CUDA %d (its last, 8.9.7, is for 11.x and 12.x): a "
+			 "build of the program for cuDNN 9 is the way", cuda);
+		*said_why = true;
+		return false;
+	}
 	if (want == 8 && cuda != 12) {
 		if (cuda > 0)
 			snprintf(out, cap, "libcudnn8's versions name their CUDA "

@@ -521,6 +521,12 @@ class CommandOrWhy(Case):
         self.assertNotIn("command", f)
         self.assertIn("pick the one for CUDA 11 from apt-cache madison libcudnn8", f["no_command"])
 
+    def test_cudnn8_wanted_with_a_cuda13_runtime_has_no_build(self):
+        """cuDNN 8 stopped at 8.9.7, for CUDA 11 and 12: nothing to install for 13."""
+        f = self.other_major(fix("cuda-13/lib64/libcudart.so.13"))
+        self.assertNotIn("command", f)
+        self.assertIn("cuDNN 8 has no build for CUDA 13", f["no_command"])
+
     def test_cudnn8_wanted_from_pip_or_by_hand_is_no_apt(self):
         f = self.other_major(fix("cuda-12/lib64/libcudart.so.12"), package=None)
         self.assertNotIn("command", f)
