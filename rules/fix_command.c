@@ -340,6 +340,10 @@ bool gt_fix_paste(enum gt_finding_id id, json_t *evidence, const struct gt_fix *
 		return false;
 	if (id == GT_F_DRIVER_MISSING || host_cause(evidence)[0])
 		driver_missing_why(evidence, out, cap);
+	else if (!m && id != GT_F_BROKEN_SYMLINK && id != GT_F_WRONG_ARCHITECTURE)
+		/* a scan's: no run, no recorded environment, no package records asked */
+		snprintf(out, cap, "a scan judges files, not a run: the change is to these files or to the "
+			 "environment of the programs that load them (see the fix)");
 	else
 		snprintf(out, cap, "%s", why_none(id));
 	return false;
