@@ -44,12 +44,17 @@ while not os.path.exists(os.path.join(folder, "stop-" + case)) and time.time() <
     opt.step()
     torch.cuda.synchronize()
     step += 1
-    with open(os.path.join(folder, "steps-" + case), "w") as f:
+    with open(os.path.join(folder, "steps-" + case + ".tmp"), "w") as f:
         f.write(str(step))
+    os.replace(os.path.join(folder, "steps-" + case + ".tmp"), os.path.join(folder, "steps-" + case))
 print("steps", step, "loss", float(loss), "cudnn", torch.backends.cudnn.version(), flush=True)
 PY
 
-steps() { cat "$W/steps-$1" 2>/dev/null || echo 0; }
+steps() {
+	local n
+	n=$(cat "$W/steps-$1" 2>/dev/null)
+	echo "${n:-0}"
+}
 
 # Starts the loop for case $1 (with env words after it), waits for 20 steps.
 start() {
