@@ -30,7 +30,8 @@ static const char *ev_str(json_t *e, const char *key)
 	return json_string_value(json_object_get(e, key));
 }
 
-/* The Debian package that put path there, or NULL (pip, conda, none). */
+/* Whether a Debian package put path there (its record in *pk); not for pip,
+ * conda or no installer at all. */
 static bool dpkg_of(struct gt_host_facts *facts, const char *path, struct host_package *pk)
 {
 	return facts && path && gt_facts_package(facts, path, pk) && strcmp(pk->manager, "dpkg") == 0;
@@ -170,8 +171,8 @@ static bool other_major(json_t *evidence, const struct gt_proc_model *m, char *o
 	json_array_foreach(evidence, i, e) {
 		if (!name && ev_str(e, "name"))
 			name = ev_str(e, "name");
-		if (ev_str(e, "what") && strncmp(ev_str(e, "what"), "only another major is here", 26) == 0)
-			other = ev_str(e, "path");
+		if (ev_str(e, "other_major"))
+			other = ev_str(e, "other_major");
 	}
 	if (!other || !name || strncmp(gt_base_name(name), "libcudnn", 8) != 0 ||
 	    !dpkg_of(m ? m->facts : NULL, other, &pk))

@@ -575,6 +575,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			e = gt_evidence_add(f, "only another major is here: %s (%s %d was asked for)",
 					    other_path, fi.family, gt_version_major(fi.version));
 			gt_evidence_str(e, "path", other_path);
+			/* what the fix's command is made from (rules/fix_command.c) */
+			gt_evidence_str(e, "other_major", other_path);
 		}
 		requester_search_evidence(m, s, f);
 		if (copy[0] && gt_facts_exists(m->facts, copy) && !was_tried(s, copy)) {
