@@ -11,7 +11,10 @@ holds the library files each copy points at (fixtures' system/lib: cuDNN
 copy where LIBDIR is on another file system), so that every copy is a file of
 its own folder on disk, and OUT/trace/<host>.<pid>.jsonl the trace: TEMPLATE with, before its closing line, each copy's front opened by
 absolute path and its graph library searched for by the front and found
-through its RUNPATH. Standard library only."""
+through its RUNPATH. --versions adds each front's cudnnGetVersion answer
+(9.14.0, forwarded to its graph library), --global a global-scope lookup at
+exit that finds each front: the paths of the model and rules that answer
+versions and judge global copies. Standard library only."""
 import argparse
 import json
 import os
@@ -45,6 +48,18 @@ def copy_events(i, folder, pid, t_us, seq):
     ]
 
 
+def extra_events(folder, pid, t_us, versions, scope):
+    """The version answer and the global lookup of a copy's front, as asked."""
+    front = os.path.join(folder, PARTS[0][FILE])
+    ev = []
+    if versions:
+        ev.append({"ev": "version", "t_us": t_us, "tid": pid, "lib": front, "fn": "cudnnGetVersion",
+                   "status": 0, "value": 91400})
+    if scope:
+        ev.append({"ev": "global", "t_us": t_us, "lib": front})
+    return ev
+
+
 def make_folders(out, n, libdir):
     folders = []
     for i in range(n):
@@ -67,6 +82,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("template")
     ap.add_argument("libdir")
+    ap.add_argument("--versions", action="store_true", help="each front answers cudnnGetVersion")
+    ap.add_argument("--global", dest="scope", action="store_true", help="each front found by a global lookup")
     a = ap.parse_args()
     with open(a.template, "rb") as f:
         lines = [l for l in f.read().decode("utf-8", "surrogateescape").split("\n") if l]
@@ -78,6 +95,7 @@ def main():
     out = [*body]
     for i, d in enumerate(make_folders(a.out, a.n, os.path.abspath(a.libdir))):
         out += [jdump(e) for e in copy_events(i, d, pid, t_us + 2 * i, seq + 2 * i)]
+        out += [jdump(e) for e in extra_events(d, pid, t_us + 2 * i + 1, a.versions, a.scope)]
     out += closing
     tdir = os.path.join(a.out, "trace")
     os.makedirs(tdir, exist_ok=True)
