@@ -228,12 +228,15 @@ static size_t user_info(const char *s, size_t len, size_t k)
 }
 
 /* After an option's name at k: the start of the word that is its value
- * (blanks, then a word that is no option itself), or 0. */
+ * (blanks, then a word that is no option itself), or 0. A line break with
+ * its indent counts as a blank, and so does a shell's backslash before it: text
+ * folded to 100 columns may put the value on the next line (a long program
+ * path did, in the summary's text report). */
 static size_t option_value(const char *s, size_t len, size_t k)
 {
 	size_t j = k;
 
-	while (j < len && s[j] == ' ')
+	while (j < len && (strchr(" \t\r\n", s[j]) || (s[j] == '\\' && j + 1 < len && s[j + 1] == '\n')) && s[j])
 		j++;
 	return j > k && j < len && s[j] != '-' && value_end(s, len, j) > j ? j : 0;
 }

@@ -53,6 +53,10 @@ START_TEST(test_json_keys_and_argv_words)
 			 "{\"env\":{\"WANDB_API_KEY\": \"[removed]\",\"LD_LIBRARY_PATH\":\"/a\"}}");
 	ck_assert_str_eq(red("[\"run\",\"--token\",\n  \"t0k\",\"-v\"]"), "[\"run\",\"--token\",\n  \"[removed]\",\"-v\"]");
 	ck_assert_str_eq(red("`train.py --auth-token t0k -v`"), "`train.py --auth-token [removed] -v`");
+	/* folded to 100 columns: the value on the next line, under its item or
+	 * after a paste-able command's backslash (a long path put it there) */
+	ck_assert_str_eq(red("/long/path/prog --token\n    t0k\n"), "/long/path/prog --token\n    [removed]\n");
+	ck_assert_str_eq(red("run: prog --token \\\n       t0k"), "run: prog --token \\\n       [removed]");
 	/* gputrace's own keys are lower case: "key" is no variable */
 	ck_assert_str_eq(red("{\"key\":\"/usr/lib/libkey.so\",\"path\":\"/k\"}"),
 			 "{\"key\":\"/usr/lib/libkey.so\",\"path\":\"/k\"}");
