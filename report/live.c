@@ -4,12 +4,11 @@
  * paper.c). */
 #define _GNU_SOURCE
 #include "report/live.h"
+#include "report/paper.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "common/nvidia_driver.h"
 #include "common/trace_file.h"
@@ -151,28 +150,13 @@ static bool write_live(FILE *f, const struct host_live *lv)
 	return fflush(f) == 0 && !ferror(f);
 }
 
+static bool write_live_trace(FILE *f, const void *lv)
+{
+	return write_live(f, lv);
+}
+
 bool gt_report_live(struct gt_report *r, const struct host_live *lv, char *err, size_t errcap)
 {
-	char path[64], *paths[1] = { path };
-	int fd = memfd_create("gputrace-live", MFD_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(dup(fd), "w") : NULL;
-	bool ok;
-
-	if (!f) {
-		snprintf(err, errcap, "the live trace: %s", "cannot make a memory file");
-		if (fd >= 0)
-			close(fd);
-		memset(r, 0, sizeof(*r));
-		return false;
-	}
-	ok = write_live(f, lv);
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	/* Judged against this host now: the process runs here, and there is
-	 * no folder to keep facts in. */
-	ok = ok && gt_report_load_as(r, paths, 1, GT_FACTS_LIVE, err, errcap);
-	close(fd);
-	if (ok)
-		gt_report_analyse(r);
-	return ok;
+	/* judged against this host now: the process runs here */
+	return gt_report_of_written_trace(r, "the live trace", write_live_trace, lv, err, errcap);
 }

@@ -111,30 +111,41 @@ static bool write_paper(FILE *f, const struct host_scan_for *fr)
 	return fflush(f) == 0 && !ferror(f);
 }
 
-bool gt_report_on_paper(struct gt_report *r, const struct host_scan_for *fr, char *err, size_t errcap)
+bool gt_report_of_written_trace(struct gt_report *r, const char *what,
+				bool (*write)(FILE *f, const void *data), const void *data, char *err, size_t errcap)
 {
 	char path[64], *paths[1] = { path };
-	int fd = memfd_create("gputrace-paper", MFD_CLOEXEC);
+	int fd = memfd_create("gputrace-trace", MFD_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(dup(fd), "w") : NULL;
 	bool ok;
 
 	if (!f) {
-		snprintf(err, errcap, "the trace on paper: %s", "cannot make a memory file");
+		snprintf(err, errcap, "%s: %s", what, "cannot make a memory file");
 		if (fd >= 0)
 			close(fd);
 		memset(r, 0, sizeof(*r));
 		return false;
 	}
-	ok = write_paper(f, fr);
+	ok = write(f, data);
 	fclose(f);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	/* Judged against this host now: paper has no run, and no folder to
-	 * keep facts in. */
+	/* Judged against this host now: neither paper nor a live process has a
+	 * run's folder to keep facts in. */
 	ok = ok && gt_report_load_as(r, paths, 1, GT_FACTS_LIVE, err, errcap);
 	close(fd);
 	if (ok)
 		gt_report_analyse(r);
 	return ok;
+}
+
+static bool write_paper_trace(FILE *f, const void *fr)
+{
+	return write_paper(f, fr);
+}
+
+bool gt_report_on_paper(struct gt_report *r, const struct host_scan_for *fr, char *err, size_t errcap)
+{
+	return gt_report_of_written_trace(r, "the trace on paper", write_paper_trace, fr, err, errcap);
 }
 
 void gt_scan_for_findings(const struct host_scan_for *fr, struct gt_findings *out)

@@ -13,6 +13,7 @@
 #define GPUTRACE_PAPER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "host/scan_for.h"
@@ -22,6 +23,13 @@
  * one-line reason in err, when the paper trace cannot be made or read;
  * always call gt_report_free. */
 bool gt_report_on_paper(struct gt_report *r, const struct host_scan_for *fr, char *err, size_t errcap);
+
+/* r made from a trace that write(f, data) writes into a memory file (paper's
+ * or a live process's), loaded and analysed against this host; false (and
+ * err, what naming the trace) when it cannot be. Shared by scan --for and
+ * inspect. */
+bool gt_report_of_written_trace(struct gt_report *r, const char *what,
+				bool (*write)(FILE *f, const void *data), const void *data, char *err, size_t errcap);
 /* The findings of fr's program on paper, appended to out: what `scan --for`
  * says (the scan's own --for rules only when paper cannot be read). */
 void gt_scan_for_findings(const struct host_scan_for *fr, struct gt_findings *out);
