@@ -235,6 +235,15 @@ class Reports(unittest.TestCase):
         self.assertIn("called from sc_crash (run_symbol", text)
         # libc's start-up frames are left out
         self.assertNotIn("__libc_start", text)
+        # the HTML report carries the same frames (its evidence list)
+        html = os.path.join(run.outdir, "report.html")
+        p = subprocess.run([GPUTRACE, "report", "--html", html, run.outdir], capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(html) as fh:
+            page = fh.read()
+        self.assertIn("crashed in libcrash_plugin.so (crash_plugin_run", page)
+        self.assertIn("called from sc_crash (run_symbol", page)
+        self.assertNotIn("__libc_start", page)
 
 
 class Library(unittest.TestCase):
