@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "host/framework.h"
 #include "host/elf_info.h"
@@ -13,11 +14,23 @@
 /* Folders where CUDA libraries usually live, from the traced environment and
  * the usual install places. */
 static const char *const patterns[] = {
-	"$CUDA_HOME/lib64", "$CUDA_HOME/lib", "$CUDA_PATH/lib64", "$CUDA_PATH/lib",
+	"$CUDA_HOME/lib64", "$CUDA_HOME/lib", "$CUDA_HOME/nvvm/lib64",
+	"$CUDA_PATH/lib64", "$CUDA_PATH/lib", "$CUDA_PATH/nvvm/lib64",
 	"$CONDA_PREFIX/lib", "$VIRTUAL_ENV/lib/python3*/site-packages/nvidia/*/lib",
-	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib",
+	"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/nvvm/lib64",
 	"/usr/lib/x86_64-linux-gnu", "/opt/conda/lib", NULL,
 };
+
+/* CUDA_HOME and CUDA_PATH name one folder to the tools that read them
+ * (numba's cuda_paths, cupy, torch.utils.cpp_extension); users who treat
+ * them like PATH (export CUDA_HOME=$CUDA_HOME:/usr/local/cuda-11.8, numba
+ * #9216) leave those tools a folder named ":/usr/local/cuda-11.8". Where a
+ * copy is found under one of the list's folders, that folder is what the
+ * variable should have been. */
+static bool is_folder_list_var(const char *var)
+{
+	return strcmp(var, "CUDA_HOME") == 0 || strcmp(var, "CUDA_PATH") == 0;
+}
 
 static bool was_tried(const struct gt_search *s, const char *path)
 {
@@ -29,18 +42,63 @@ static bool was_tried(const struct gt_search *s, const char *path)
 	return false;
 }
 
-/* Expands "$VAR/rest" with the traced process's environment. */
+/* The variable of a "$VAR/rest" pattern, "" for a fixed one. */
+static void pattern_var(const char *pat, char *var, size_t cap)
+{
+	const char *slash = strchr(pat, '/');
+
+	if (pat[0] != '$' || !slash)
+		var[0] = 0;
+	else
+		snprintf(var, cap, "%.*s", (int)(slash - pat - 1), pat + 1);
+}
+
+/* Expands "$VAR/rest" with the traced process's environment. A CUDA_HOME
+ * or CUDA_PATH holding a list gives one expansion per non-empty entry
+ * (entry = 0, 1, ...); false past the last. */
+static bool expand_entry(const struct gt_process *p, const char *pat, size_t entry, char *out, size_t cap)
+{
+	const char *val, *start, *end;
+	char var[64];
+	size_t k = 0;
+
+	pattern_var(pat, var, sizeof(var));
+	if (!var[0])
+		return entry == 0 && (size_t)snprintf(out, cap, "%s", pat) < cap;
+	val = gt_process_env(p, var);
+	if (!val || !*val)
+		return false;
+	if (!is_folder_list_var(var))
+		return entry == 0 && (size_t)snprintf(out, cap, "%s%s", val, strchr(pat, '/')) < cap;
+	for (start = val; ; start = end + 1) {
+		end = strchr(start, ':');
+		if (!end)
+			end = start + strlen(start);
+		if (end > start && k++ == entry)
+			return (size_t)snprintf(out, cap, "%.*s%s", (int)(end - start), start, strchr(pat, '/')) < cap;
+		if (!*end)
+			return false;
+	}
+}
+
 static bool expand(const struct gt_process *p, const char *pat, char *out, size_t cap)
 {
-	const char *slash, *val;
-	char var[64];
+	return expand_entry(p, pat, 0, out, cap);
+}
 
-	if (pat[0] != '$')
-		return (size_t)snprintf(out, cap, "%s", pat) < cap;
-	slash = strchr(pat, '/');
-	snprintf(var, sizeof(var), "%.*s", (int)(slash - pat - 1), pat + 1);
-	val = gt_process_env(p, var);
-	return val && *val && (size_t)snprintf(out, cap, "%s%s", val, slash) < cap;
+/* The CUDA_HOME/CUDA_PATH holding a list of folders, if any ("" if none). */
+static const char *folder_list_var(const struct gt_process *p)
+{
+	static const char *const vars[] = { "CUDA_HOME", "CUDA_PATH", NULL };
+	int k;
+
+	for (k = 0; vars[k]; k++) {
+		const char *v = gt_process_env(p, vars[k]);
+
+		if (v && strchr(v, ':'))
+			return vars[k];
+	}
+	return "";
 }
 
 /* A versioned file of name in folder: name.N..., or auditwheel's renamed
@@ -109,26 +167,57 @@ static bool copy_beside_requester(const struct gt_proc_model *m, const struct gt
 	       !was_tried(s, out);
 }
 
-static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
+/* A copy of the name on disk where this process was steered or the usual
+ * places; via gets the variable whose folder held it ("" for a fixed
+ * place or beside the requester). */
+static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap,
+			   char *via, size_t via_cap)
 {
 	char pat[4096], **dirs;
-	size_t i, n;
+	size_t i, n, entry;
 	int k;
 	bool found = false;
 
+	via[0] = 0;
 	if (copy_beside_requester(m, s, out, cap))
 		return true;
 	for (k = 0; patterns[k] && !found; k++) {
-		if (!expand(m->proc, patterns[k], pat, sizeof(pat)))
-			continue;
-		n = gt_facts_glob(m->facts, pat, true, &dirs);
-		for (i = 0; i < n && !found; i++) {
-			snprintf(out, cap, "%s/%s", dirs[i], s->name);
-			found = gt_facts_exists(m->facts, out) && !was_tried(s, out) && !strstr(out, "/stubs/");
+		for (entry = 0; !found && expand_entry(m->proc, patterns[k], entry, pat, sizeof(pat)); entry++) {
+			n = gt_facts_glob(m->facts, pat, true, &dirs);
+			for (i = 0; i < n && !found; i++) {
+				snprintf(out, cap, "%s/%s", dirs[i], s->name);
+				found = gt_facts_exists(m->facts, out) && !was_tried(s, out) &&
+					!strstr(out, "/stubs/");
+			}
+			host_free_strings(dirs, n);
 		}
-		host_free_strings(dirs, n);
+		if (found)
+			pattern_var(patterns[k], via, via_cap);
 	}
 	return found;
+}
+
+/* The entry of a CUDA_HOME/CUDA_PATH list that holds copy: the folder the
+ * variable should name. */
+static bool list_entry_holding(const struct gt_process *p, const char *var, const char *copy, char *out,
+			       size_t cap)
+{
+	const char *val = gt_process_env(p, var), *start, *end;
+
+	if (!val || !strchr(val, ':'))
+		return false;
+	for (start = val; ; start = end + 1) {
+		size_t len;
+
+		end = strchr(start, ':');
+		if (!end)
+			end = start + strlen(start);
+		len = (size_t)(end - start);
+		if (len && strncmp(copy, start, len) == 0 && copy[len] == '/')
+			return (size_t)snprintf(out, cap, "%.*s", (int)len, start) < cap;
+		if (!*end)
+			return false;
+	}
 }
 
 /* A file of another major of the library in folder: libcudnn.so.9* where
@@ -479,6 +568,82 @@ static void bnb_cuda_version(const struct gt_proc_model *m, bool failed, struct 
 	host_free_strings(files, n);
 }
 
+/* Is a library of this family loaded? */
+static bool family_file_loaded(const struct gt_proc_model *m, const char *family)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlibs; i++)
+		if (strcmp(m->libs[i].fi.family, family) == 0)
+			return true;
+	return false;
+}
+
+/* NCCL's network plug-ins (NCCL's src/plugin/plugin_open.cc and net.cc):
+ * without NCCL_NET_PLUGIN, libnccl dlopens libnccl-net.so and, finding none,
+ * goes on with its internal IB and Socket transports. Its INFO line
+ * "NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared
+ * object file" is what users take for their error (NVIDIA/nccl#1231, #352,
+ * #259; the maintainers: harmless), so it is info here, saying so, never
+ * the cause of a failed run. With NCCL_NET_PLUGIN=NAME (a comma list) NCCL
+ * tries NAME, then libnccl-net-NAME.so; when no plug-in loaded, NCCL runs
+ * on its internal transports, not on the one the variable chose: a
+ * warning, tied to the variable. */
+static void nccl_net_plugin(const struct gt_proc_model *m, const struct gt_search *s, struct gt_findings *out)
+{
+	const char *chosen = gt_process_env(m->proc, "NCCL_NET_PLUGIN");
+	char copy[4096 + 256], via[64], dir[4096 + 256], fix[8192];
+	struct gt_finding *f;
+	json_t *e;
+
+	if (family_file_loaded(m, "nccl-net") || (chosen && strcasecmp(chosen, "none") == 0))
+		return;
+	if (!chosen || !*chosen) {
+		f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, GT_SEV_INFO, m,
+				   "Nothing to do: NCCL runs on its internal IB and Socket transports without a "
+				   "network plug-in. Install one (aws-ofi-nccl for AWS EFA, the vendor's for "
+				   "others) and set NCCL_NET_PLUGIN only where the cluster's network needs it.",
+				   "%s: not found (NCCL's optional network plug-in; NCCL went on with its own "
+				   "transports)", s->name);
+		e = gt_evidence_add(f, "%s looked for %s, the network plug-in NCCL tries when NCCL_NET_PLUGIN "
+				    "is unset, and uses its internal transports when there is none: this is not "
+				    "an error", s->requester ? s->requester : "NCCL", s->name);
+		gt_evidence_str(e, "name", s->name);
+		gt_evidence_str(e, "requester", s->requester);
+		gt_evidence_tries(e, s);
+		return;
+	}
+	if (copy_elsewhere(m, s, copy, sizeof(copy), via, sizeof(via)))
+		snprintf(fix, sizeof(fix), "A copy of the plug-in is at %s: add its folder to LD_LIBRARY_PATH; or "
+			 "unset NCCL_NET_PLUGIN to run on NCCL's internal transports on purpose.", copy);
+	else {
+		copy[0] = 0;
+		snprintf(fix, sizeof(fix), "Install the plug-in NCCL_NET_PLUGIN=%s names (aws-ofi-nccl for ofi or "
+			 "aws-ofi) in a folder the loader searches (LD_LIBRARY_PATH, or ld.so.conf.d and "
+			 "ldconfig); or unset NCCL_NET_PLUGIN to run on NCCL's internal transports on purpose.",
+			 chosen);
+	}
+	f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, GT_SEV_WARNING, m, fix,
+			   "%s: cannot open shared object file: the network plug-in NCCL_NET_PLUGIN=%s chose; "
+			   "NCCL ran on its internal transports instead", s->name, chosen);
+	if (copy[0]) {
+		gt_folder_of(copy, dir, sizeof(dir));
+		gt_fix_list_append(&f->fix_data, "LD_LIBRARY_PATH", dir);
+	}
+	e = gt_evidence_add(f, "NCCL_NET_PLUGIN=%s: %s tried %s (and the name itself); the loader tried %zu "
+			    "paths in %zu places", chosen, s->requester ? s->requester : "NCCL", s->name,
+			    s->ntries, gt_search_places(s));
+	gt_evidence_str(e, "variable", "NCCL_NET_PLUGIN");
+	gt_evidence_str(e, "value", chosen);
+	gt_evidence_str(e, "name", s->name);
+	gt_evidence_str(e, "requester", s->requester);
+	gt_evidence_tries(e, s);
+	if (copy[0]) {
+		e = gt_evidence_add(f, "a copy exists elsewhere on disk: %s", copy);
+		gt_evidence_str(e, "path", copy);
+	}
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -487,7 +652,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	struct gt_finding *f;
 	bool elsewhere, needed, failed = gt_model_failed(m);
 	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
-	bool other, dev;
+	bool other, dev, list_home;
+	char via[64], home[4096];
+	const char *list_var;
 	size_t i;
 	json_t *e;
 
@@ -505,11 +672,16 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				driver_dev_name(m, s, failed, out);
 			continue;
 		}
+		if (strcmp(fi.family, "nccl-net") == 0) {
+			nccl_net_plugin(m, s, out);
+			continue;
+		}
 		if (loaded_same_major(m, &fi))
 			continue;
 		dev = !fi.version[0] && versioned_only(m, s, dev_target, sizeof(dev_target));
 		copy[0] = 0;  /* the dev branch never asks copy_elsewhere */
-		elsewhere = !dev && copy_elsewhere(m, s, copy, sizeof(copy));
+		elsewhere = !dev && copy_elsewhere(m, s, copy, sizeof(copy), via, sizeof(via));
+		list_home = elsewhere && via[0] && list_entry_holding(p, via, copy, home, sizeof(home));
 		other = !dev && !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
 		if (dev)
 			snprintf(fix, sizeof(fix),
@@ -519,6 +691,11 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "ln -s %s DIR/%s.", s->requester ? gt_base_name(s->requester) : "The program",
 				 s->name, dev_target, s->requester ? gt_base_name(s->requester) : "it", dev_target,
 				 s->name);
+		else if (list_home)
+			snprintf(fix, sizeof(fix),
+				 "%s holds a list of folders (%s), and the tools that read it (numba, cupy, "
+				 "PyTorch's extension builder) take it as one folder: set it to the install "
+				 "that has %s: export %s=%s", via, gt_process_env(p, via), s->name, via, home);
 		else if (elsewhere)
 			snprintf(fix, sizeof(fix),
 				 "A copy exists at %s: add its folder to LD_LIBRARY_PATH (or to "
@@ -543,7 +720,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		f = gt_finding_add(out, GT_F_LIBRARY_NOT_FOUND, not_found_severity(m, &fi, failed, needed), m, fix,
 				   "%s: cannot open shared object file (searched %zu place%s)", s->name,
 				   gt_search_places(s), gt_search_places(s) == 1 ? "" : "s");
-		if (elsewhere) {
+		if (list_home)
+			gt_fix_set(&f->fix_data, via, home);
+		else if (elsewhere) {
 			gt_folder_of(copy, dir, sizeof(dir));
 			gt_fix_list_append(&f->fix_data, "LD_LIBRARY_PATH", dir);
 		}
@@ -577,6 +756,14 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			gt_evidence_str(e, "path", other_path);
 			/* what the fix's command is made from (rules/fix_command.c) */
 			gt_evidence_str(e, "other_major", other_path);
+		}
+		list_var = folder_list_var(p);
+		if (list_var[0]) {
+			e = gt_evidence_add(f, "%s=%s is a list of folders: the tools that read %s take it as one "
+					    "folder, \"%s\"", list_var, gt_process_env(p, list_var), list_var,
+					    gt_process_env(p, list_var));
+			gt_evidence_str(e, "variable", list_var);
+			gt_evidence_str(e, "value", gt_process_env(p, list_var));
 		}
 		requester_search_evidence(m, s, f);
 		if (copy[0] && gt_facts_exists(m->facts, copy) && !was_tried(s, copy)) {

@@ -14,7 +14,9 @@ failed.  argv[1] is a JSON list of steps:
 A failing step prints its "fail" text (with {err}, {rc}, {out}, {maj}, {min},
 {patch} filled in) and exits with "exit" (default 1), or aborts when "abort"
 is set, as C++ frameworks do.  Steps with "then_ok" end the program with
-status 0 after a failure (a framework that falls back to the CPU)."""
+status 0 after a failure (a framework that falls back to the CPU); steps with
+"go_on" print their text and carry on (an optional plug-in a library probes
+for and does without, as NCCL does for libnccl-net.so)."""
 import ctypes
 import json
 import os
@@ -32,6 +34,8 @@ def fail(step, **kw):
     for k, v in kw.items():
         text = text.replace("{%s}" % k, str(v))
     print(text, flush=True)
+    if step.get("go_on"):
+        return
     if step.get("then_ok"):
         print(step["then_ok"], flush=True)
         sys.exit(0)

@@ -518,6 +518,90 @@ START_TEST(test_library_not_found_not_when_a_version_loaded)
 }
 END_TEST
 
+/* NCCL without NCCL_NET_PLUGIN looks for libnccl-net.so and goes on with its
+ * own transports (NCCL's src/plugin/plugin_open.cc): users take the INFO line
+ * for their error (NVIDIA/nccl#1231: the run failed with Cuda failure 802,
+ * and the maintainers called the plug-in line harmless). Never the cause of
+ * a failed run: info, saying why. */
+#define NCCL "/nonexistent/nccl/lib/libnccl.so.2"
+START_TEST(test_library_not_found_nccl_default_net_plugin)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_diagnose(&d, FX_HEADER, OPEN(NCCL), SEARCH(3, "libnccl-net.so", NCCL),
+		    NOT_FOUND(3, "libnccl-net.so", TRY("/usr/lib/libnccl-net.so", "default")),
+		    FX_END, FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_INFO);
+	assert_contains(f->summary, "NCCL's optional network plug-in");
+	ck_assert_uint_eq(f->fix_data.n, 0);
+	fx_free(&d);
+}
+END_TEST
+
+/* NCCL_NET_PLUGIN=ofi chose libnccl-net-ofi.so and none loaded: NCCL ran on
+ * its internal transports, not the one the variable chose. */
+START_TEST(test_library_not_found_nccl_chosen_net_plugin)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[4200];
+
+	fx_touch("aws-ofi-nccl/lib/libnccl-net-ofi.so");
+	fx_diagnose(&d, FX_HEADER_ENV("'NCCL_NET_PLUGIN':'ofi','CONDA_PREFIX':'$TMP/aws-ofi-nccl'"), OPEN(NCCL),
+		    SEARCH(3, "libnccl-net-ofi.so", NCCL),
+		    NOT_FOUND(3, "libnccl-net-ofi.so", TRY("/usr/lib/libnccl-net-ofi.so", "default")),
+		    FX_END, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_WARNING);
+	assert_contains(f->summary, "NCCL_NET_PLUGIN=ofi chose");
+	ck_assert(fx_evidence_has(f, "variable", "NCCL_NET_PLUGIN"));
+	snprintf(want, sizeof(want), "A copy of the plug-in is at %s", fx_path("aws-ofi-nccl/lib/libnccl-net-ofi.so"));
+	assert_contains(f->fix, want);
+	ck_assert_uint_eq(f->fix_data.n, 1);
+	ck_assert_int_eq(f->fix_data.v[0].kind, GT_FIX_LIST_APPEND);
+	fx_free(&d);
+}
+END_TEST
+
+/* The same search with the plug-in loaded under another name: nothing. */
+START_TEST(test_library_not_found_nccl_net_plugin_loaded)
+{
+	struct fx_diag d;
+
+	fx_diagnose(&d, FX_HEADER_ENV("'NCCL_NET_PLUGIN':'ofi'"), OPEN(NCCL),
+		    SEARCH(3, "libnccl-net.so", NCCL),
+		    NOT_FOUND(3, "libnccl-net.so", TRY("/usr/lib/libnccl-net.so", "default")),
+		    OPEN("/opt/ofi/lib/libnccl-net-ofi.so"), FX_END, FX_FAILED, NULL);
+	must_not_find(&d, GT_F_LIBRARY_NOT_FOUND);
+	fx_free(&d);
+}
+END_TEST
+
+/* numba#9216: export CUDA_HOME=$CUDA_HOME:/usr/local/cuda-11.8 left numba a
+ * folder named ":/usr/local/cuda-11.8", and dlopen("libnvvm.so") failed; the
+ * maintainer's fix was CUDA_HOME=/usr/local/cuda-11.8. */
+START_TEST(test_library_not_found_cuda_home_list)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[4200];
+
+	fx_touch("cuda-11.8/nvvm/lib64/libnvvm.so");
+	fx_diagnose(&d, FX_HEADER_ENV("'CUDA_HOME':':$TMP/cuda-11.8'"), SEARCH(3, "libnvvm.so", PROG),
+		    NOT_FOUND(3, "libnvvm.so", TRY("/usr/lib/libnvvm.so", "default")), FX_END, FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	snprintf(want, sizeof(want), "export CUDA_HOME=%s", fx_path("cuda-11.8"));
+	assert_contains(f->fix, want);
+	ck_assert(fx_evidence_has(f, "variable", "CUDA_HOME"));
+	ck_assert(fx_evidence_has(f, "path", fx_path("cuda-11.8/nvvm/lib64/libnvvm.so")));
+	ck_assert_uint_eq(f->fix_data.n, 1);
+	ck_assert_int_eq(f->fix_data.v[0].kind, GT_FIX_SET);
+	ck_assert_str_eq(f->fix_data.v[0].u.set.var, "CUDA_HOME");
+	ck_assert_str_eq(f->fix_data.v[0].u.set.value, fx_path("cuda-11.8"));
+	fx_free(&d);
+}
+END_TEST
+
 START_TEST(test_library_not_found_not_for_driver_ours_or_others)
 {
 	struct fx_diag d;
@@ -1374,7 +1458,7 @@ Suite *rules_suite(void)
 	Suite *s = suite_create("rules");
 	struct {
 		const char *name;
-		const TTest *tests[8];
+		const TTest *tests[12];
 	} cases[] = {
 		{ "finding_table", { test_finding_table } },
 		{ "healthy", { test_healthy_process_has_no_finding } },
@@ -1391,7 +1475,11 @@ Suite *rules_suite(void)
 					 test_library_not_found_without_copy,
 					 test_library_not_found_once_per_name,
 					 test_library_not_found_not_when_a_version_loaded,
-					 test_library_not_found_not_for_driver_ours_or_others } },
+					 test_library_not_found_not_for_driver_ours_or_others,
+					 test_library_not_found_nccl_default_net_plugin,
+					 test_library_not_found_nccl_chosen_net_plugin,
+					 test_library_not_found_nccl_net_plugin_loaded,
+					 test_library_not_found_cuda_home_list } },
 		{ "mixed_versions", { test_mixed_versions_cudnn_files, test_mixed_versions_cudnn_answer,
 				      test_mixed_versions_cublas, test_mixed_versions_not_for_one_release } },
 		{ "duplicate_library", { test_duplicate_library, test_duplicate_library_not_for_one_file,
