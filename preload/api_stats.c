@@ -41,7 +41,14 @@ static struct status_slot slots[GT_FN_COUNT][STATUS_SLOTS];
 /* Hot calls are counted per thread, in blocks no other thread writes: no
  * shared cache line bounces between threads calling cudaMalloc at once. A
  * block outlives its thread (its counts stay valid); the flush sums them all.
- * When the pool is used up, counting falls back to the shared atomics. */
+ * A registry the flush walks, rather than a fold into shared totals when a
+ * thread ends (a pthread key's destructor): the block's table of live
+ * allocations is still needed after its thread is gone (another thread frees
+ * them), a thread that calls _exit or is ended by another's exit() runs no
+ * destructor, and registering a key would be a libc call in a hook. When the
+ * pool is used up (a program that started more than THREAD_BLOCKS threads
+ * that allocate), later threads count through the shared atomics: exact,
+ * only slower. */
 #define THREAD_BLOCKS 512
 /* A thread's own live allocations, mapped at its first one (no malloc in a
  * hook): 4096 pointers, bounded probing as in the shared table. */
@@ -53,10 +60,20 @@ struct thread_counts {
 	long long peak;              /* the most this thread held at once */
 	struct alloc_slot *allocs;   /* THREAD_ALLOC_SLOTS, or NULL */
 	bool no_allocs;              /* mapping the table failed: the shared one */
+	/* The fast path's (preload_stats_fast_*): bit fn is set once a call of
+	 * fn that succeeded went the whole slow way on this thread (the exit
+	 * flush armed, its library asked for its version, status 0's slot
+	 * claimed), and ok_slot[fn] is that slot. Only this thread reads and
+	 * writes them, so a later call reads one line it owns. */
+	uint32_t fast;
+	unsigned char ok_slot[GT_FN_COUNT];
 	/* 128, not 64: x86's adjacent-line prefetcher moves lines in pairs, and
 	 * with 64 the end of one thread's block (held, peak: written on every
 	 * allocation) shared a pair with the next thread's first counts. */
 } __attribute__((aligned(128)));
+
+_Static_assert(GT_FN_COUNT <= 32, "one bit of thread_counts.fast a hooked function");
+_Static_assert(STATUS_SLOTS <= 256, "a slot's index fits ok_slot");
 
 static struct thread_counts blocks[THREAD_BLOCKS];
 static int blocks_used;
@@ -222,10 +239,9 @@ static void add_shared_held(long long size)
 		;
 }
 
-void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
+/* An allocation of the thread whose block is b (NULL: it has none). */
+static void alloc_of(struct thread_counts *b, uintptr_t ptr, unsigned long long size)
 {
-	struct thread_counts *b = thread_block();
-
 	if (b && claim_own(b, ptr, size)) {
 		b->held += (long long)size;
 		if (b->held > b->peak)
@@ -238,6 +254,11 @@ void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
 		partial = true;
 	}
 	add_shared_held((long long)size);
+}
+
+void preload_stats_alloc(uintptr_t ptr, unsigned long long size)
+{
+	alloc_of(thread_block(), ptr, size);
 }
 
 /* Takes ptr out of table (mask: its size - 1); its size, or -1 when absent.
@@ -267,9 +288,9 @@ static long long take(struct alloc_slot *table, size_t mask, uintptr_t ptr, bool
 	return -1;
 }
 
-void preload_stats_free(uintptr_t ptr)
+/* A free by the thread whose block is b (NULL: it has none). */
+static void free_of(struct thread_counts *b, uintptr_t ptr)
 {
-	struct thread_counts *b = thread_block();
 	long long size = -1;
 	int i, n;
 
@@ -300,6 +321,69 @@ void preload_stats_free(uintptr_t ptr)
 	}
 	/* Allocated before tracing began, or by a path we do not see. */
 	__atomic_fetch_add(&n_unknown_frees, 1, __ATOMIC_RELAXED);
+}
+
+void preload_stats_free(uintptr_t ptr)
+{
+	free_of(thread_block(), ptr);
+}
+
+/* The thread's block when its calls of fn may take the fast path, else NULL.
+ * A plain read of a thread-local pointer and of a word of the thread's own
+ * block: no shared line, no locked instruction. */
+static inline struct thread_counts *fast_block(enum gt_hooked_fn fn, int status)
+{
+	struct thread_counts *b = my_block;
+
+	return b && status == 0 && (b->fast & (1u << fn)) ? b : NULL;
+}
+
+bool preload_stats_fast_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
+{
+	struct thread_counts *b = fast_block(fn, status);
+
+	if (!b)
+		return false;
+	b->count[fn][b->ok_slot[fn]]++;
+	b->bytes[fn][b->ok_slot[fn]] += bytes;
+	return true;
+}
+
+bool preload_stats_fast_alloc(enum gt_hooked_fn fn, int status, void *const *ptr, unsigned long long size)
+{
+	struct thread_counts *b = fast_block(fn, status);
+
+	if (!b || !ptr)
+		return false;
+	b->count[fn][b->ok_slot[fn]]++;
+	b->bytes[fn][b->ok_slot[fn]] += size;
+	alloc_of(b, (uintptr_t)*ptr, size);
+	return true;
+}
+
+bool preload_stats_fast_free(enum gt_hooked_fn fn, int status, uintptr_t ptr)
+{
+	struct thread_counts *b = fast_block(fn, status);
+
+	if (!b)
+		return false;
+	b->count[fn][b->ok_slot[fn]]++;
+	free_of(b, ptr);
+	return true;
+}
+
+void preload_stats_fast_ready(enum gt_hooked_fn fn)
+{
+	struct thread_counts *b = thread_block();
+	struct status_slot *s;
+
+	if (!b || (b->fast & (1u << fn)))
+		return;
+	s = slot_of(fn, 0);
+	if (!s)
+		return;
+	b->ok_slot[fn] = (unsigned char)(s - slots[fn]);
+	b->fast |= 1u << fn;
 }
 
 unsigned long long preload_stats_alloc_failed(void)

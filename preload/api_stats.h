@@ -17,6 +17,21 @@ unsigned long long preload_stats_count(enum gt_hooked_fn fn, int status, unsigne
 /* The same for hot functions, counted per thread; returns nothing (a
  * process-wide ordinal would need a shared counter). */
 void preload_stats_count_hot(enum gt_hooked_fn fn, int status, unsigned long long bytes);
+/* The fast path of a hot call that succeeded (status 0), once this thread
+ * has made one such call of fn through the slow path above and
+ * preload_stats_fast_ready: counts it, and the allocation or free, in the
+ * thread's own block. No shared line written, no locked instruction, no call
+ * out of this file, errno kept; only a free of another thread's pointer
+ * takes it out of that thread's table (compare-and-swap), as the slow path
+ * does. false when the call must take the slow path (another status, the
+ * thread's first call of fn, a thread without a block). */
+bool preload_stats_fast_count(enum gt_hooked_fn fn, int status, unsigned long long bytes);
+bool preload_stats_fast_alloc(enum gt_hooked_fn fn, int status, void *const *ptr, unsigned long long size);
+bool preload_stats_fast_free(enum gt_hooked_fn fn, int status, uintptr_t ptr);
+/* After a successful call of fn went the slow way on this thread (its exit
+ * flush armed, its first-call questions asked): the thread's later ones may
+ * take the fast path. */
+void preload_stats_fast_ready(enum gt_hooked_fn fn);
 /* A device allocation that succeeded / a free. */
 void preload_stats_alloc(uintptr_t ptr, unsigned long long size);
 void preload_stats_free(uintptr_t ptr);

@@ -181,6 +181,8 @@ static void after_call(enum gt_hooked_fn fn, int status, const void *real, unsig
 	if (gt_hooked_is_hot(fn)) {
 		preload_stats_count_hot(fn, status, bytes);
 		first_call_of(fn, real);
+		if (status == 0)
+			preload_stats_fast_ready(fn);
 		goto out;
 	}
 	n = preload_stats_count(fn, status, bytes);
@@ -216,6 +218,7 @@ static void after_alloc(enum gt_hooked_fn fn, int status, const void *real, void
 	first_call_of(fn, real);
 	if (status == 0 && ptr) {
 		preload_stats_alloc((uintptr_t)*ptr, size);
+		preload_stats_fast_ready(fn);
 		return;
 	}
 	n = preload_stats_alloc_failed();
@@ -263,7 +266,7 @@ typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
  * when tracing is on and we are not inside our own code. */
 #define HOOK_PROLOGUE(fn)                                                        \
 	fn##_fn real = (fn##_fn)real_function(GT_FN_##fn, __builtin_return_address(0)); \
-	int status, outer;                                                       \
+	int status;                                                              \
 	if (!real)                                                               \
 		return missing_status(GT_FN_##fn)
 
@@ -271,68 +274,86 @@ typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
  * saves and restores it where it happens, off the hot path. */
 #define HOOK_RECORD(stmt)                                 \
 	do {                                              \
-		if (!preload_ready || preload_in_hook)         \
+		if (!preload_ready || preload_in_hook)    \
 			break;                            \
-		outer = preload_in_hook;                       \
-		preload_in_hook = 1;                           \
+		preload_in_hook = 1;                      \
 		stmt;                                     \
-		preload_in_hook = outer;                       \
+		preload_in_hook = 0;                      \
 	} while (0)
+
+/* The hot hooks end in one of these, a tail call that returns the status:
+ * the hook then keeps only its arguments across the real call. A call that
+ * succeeded, after this thread's first of that function, is counted in the
+ * thread's own block and nothing more (api_stats.c, preload_stats_fast_*).
+ * The first went the slow way, which armed the exit flush and asked the
+ * library's version: those are once a process, so a later call has nothing
+ * left to do but count. */
+static int after_hot_alloc(enum gt_hooked_fn fn, int status, void *real, void **ptr, size_t size)
+{
+	if (!preload_ready || preload_in_hook || preload_stats_fast_alloc(fn, status, ptr, size))
+		return status;
+	preload_in_hook = 1;
+	after_alloc(fn, status, real, ptr, size);
+	preload_in_hook = 0;
+	return status;
+}
+
+static int after_hot_free(enum gt_hooked_fn fn, int status, void *real, void *ptr)
+{
+	if (!preload_ready || preload_in_hook || preload_stats_fast_free(fn, status, (uintptr_t)ptr))
+		return status;
+	preload_in_hook = 1;
+	preload_stats_count_hot(fn, status, 0);
+	first_call_of(fn, real);
+	if (status == 0) {
+		preload_stats_free((uintptr_t)ptr);
+		preload_stats_fast_ready(fn);
+	}
+	preload_in_hook = 0;
+	return status;
+}
 
 GT_EXPORT int cudaMalloc(void **ptr, size_t size)
 {
 	HOOK_PROLOGUE(cudaMalloc);
 	status = real(ptr, size);
-	HOOK_RECORD(after_alloc(GT_FN_cudaMalloc, status, (void *)real, ptr, size));
-	return status;
+	return after_hot_alloc(GT_FN_cudaMalloc, status, (void *)real, ptr, size);
 }
 
 GT_EXPORT int cudaMallocAsync(void **ptr, size_t size, void *stream)
 {
 	HOOK_PROLOGUE(cudaMallocAsync);
 	status = real(ptr, size, stream);
-	HOOK_RECORD(after_alloc(GT_FN_cudaMallocAsync, status, (void *)real, ptr, size));
-	return status;
+	return after_hot_alloc(GT_FN_cudaMallocAsync, status, (void *)real, ptr, size);
 }
 
 GT_EXPORT int cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
 	HOOK_PROLOGUE(cudaMallocManaged);
 	status = real(ptr, size, flags);
-	HOOK_RECORD(after_alloc(GT_FN_cudaMallocManaged, status, (void *)real, ptr, size));
-	return status;
+	return after_hot_alloc(GT_FN_cudaMallocManaged, status, (void *)real, ptr, size);
 }
 
 GT_EXPORT int cudaFree(void *ptr)
 {
 	HOOK_PROLOGUE(cudaFree);
 	status = real(ptr);
-	HOOK_RECORD({
-		preload_stats_count_hot(GT_FN_cudaFree, status, 0);
-		first_call_of(GT_FN_cudaFree, (void *)real);
-		if (status == 0)
-			preload_stats_free((uintptr_t)ptr);
-	});
-	return status;
+	return after_hot_free(GT_FN_cudaFree, status, (void *)real, ptr);
 }
 
 GT_EXPORT int cudaFreeAsync(void *ptr, void *stream)
 {
 	HOOK_PROLOGUE(cudaFreeAsync);
 	status = real(ptr, stream);
-	HOOK_RECORD({
-		preload_stats_count_hot(GT_FN_cudaFreeAsync, status, 0);
-		first_call_of(GT_FN_cudaFreeAsync, (void *)real);
-		if (status == 0)
-			preload_stats_free((uintptr_t)ptr);
-	});
-	return status;
+	return after_hot_free(GT_FN_cudaFreeAsync, status, (void *)real, ptr);
 }
 
 GT_EXPORT int cudaSetDevice(int device)
 {
 	HOOK_PROLOGUE(cudaSetDevice);
 	status = real(device);
+	if (preload_ready && !preload_in_hook && preload_stats_fast_count(GT_FN_cudaSetDevice, status, 0))
+		return status;
 	HOOK_RECORD(after_call(GT_FN_cudaSetDevice, status, (void *)real, 0, NULL, device, true));
 	return status;
 }

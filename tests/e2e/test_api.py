@@ -98,6 +98,25 @@ class Totals(unittest.TestCase):
         self.assertEqual(calls(t, "cudaMalloc"), {0: (3, 350), 2: (1, 1000000000000)})
         cleanup(r)
 
+    def test_frees_by_another_thread(self):
+        """A thread's calls after its first take the fast path (its own block
+        alone): a second thread's frees of the main thread's pointers, the
+        first through the slow path and the next two through the fast one,
+        still take the bytes out of what the process holds; the main thread's
+        allocations after its first, and its own free after the others, are
+        counted the same way."""
+        argv = [CUDA_OPS, "m:100", "m:200", "m:300", "m:400", "F:3", "f"]
+        bare = run_bare(argv, env=DRIVER)
+        r = run_traced(argv, env=DRIVER, opts=["-q"])
+        self.assertEqual(r.proc.stdout, bare.stdout)
+        (t,) = r.traces
+        self.assertEqual(calls(t, "cudaMalloc"), {0: (4, 1000)})
+        self.assertEqual(calls(t, "cudaFree"), {0: (4, 0)})
+        allocs = t.events("allocs")[0]
+        self.assertEqual((allocs["held_bytes"], allocs["peak_bytes"], allocs["unknown_frees"]), (0, 1000, 0))
+        self.assertFalse(allocs["partial"])
+        cleanup(r)
+
     def test_no_device_status(self):
         r = run_traced([CUDA_OPS, "n"], env=dict(DRIVER, FAKE_CUDA_DEVICES="0"), opts=["-q"])
         (t,) = r.traces

@@ -2,6 +2,7 @@
  * operations named on the command line, in order, and prints their statuses.
  *   m:SIZE     cudaMalloc(SIZE), the pointer kept
  *   f          cudaFree of the oldest pointer kept
+ *   F:N        a new thread frees the N oldest pointers kept (the main thread's)
  *   n          cudaGetDeviceCount
  *   t:T:N      T threads, each N cudaMalloc(256)/cudaFree pairs
  *   errno      set errno to 77, make calls that write trace lines, print errno
@@ -35,6 +36,23 @@ static void *pairs(void *arg)
 	return NULL;
 }
 
+static void *free_kept(void *arg)
+{
+	long n = (long)arg;
+
+	for (; n > 0 && first_kept < n_kept; n--)
+		printf("cudaFree=%d\n", cudaFree(kept[first_kept++]));
+	return NULL;
+}
+
+static void free_in_thread(long n)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, free_kept, (void *)n) == 0)
+		pthread_join(th, NULL);
+}
+
 static void run_threads(int t, long n)
 {
 	pthread_t th[64];
@@ -63,6 +81,8 @@ static void run_op(const char *op)
 		printf("cudaFree=%d\n", cudaFree(kept[first_kept++]));
 	} else if (strcmp(op, "n") == 0) {
 		printf("cudaGetDeviceCount=%d\n", cudaGetDeviceCount(&count));
+	} else if (sscanf(op, "F:%ld", &n) == 1) {
+		free_in_thread(n);
 	} else if (sscanf(op, "t:%d:%ld", &t, &n) == 2) {
 		run_threads(t, n);
 	} else if (strcmp(op, "errno") == 0) {
