@@ -104,15 +104,17 @@ ELF_LIBS ?= -lelf
 # GPU machine's build, the wheel's).
 ZLIB_LIBS ?= $(if $(findstring libz.a,$(ELF_LIBS)),,-lz)
 # Graphviz's layout library, for report --svg and --html (render/svg_layout.c):
-# the command's alone, never libgputrace.so's. GVC=0 builds the command
-# without it (--svg and --html then say so, exit 125; --dot still works), for
-# a host that has no libgvc, as the build carried to the GPU machine.
+# the command's alone, never libgputrace.so's, and not linked: it is
+# dlopen()ed (libgvc.so.6) the first time a graph is laid out, so that no
+# other command pays for loading it at its start (15 ms a process; without
+# it, or on a host that has none, Graphviz's dot program draws). The build
+# needs Graphviz's headers alone. GVC=0 builds the command without them and
+# never loads libgvc (the .deb, the wheel, the build carried to the GPU
+# machine): the dot program draws, and without one --svg and --html say to
+# install graphviz and exit 125; --dot needs nothing.
 GVC ?= 1
 ifeq ($(GVC),0)
-GVC_LIBS :=
-$(BUILD)/cmd/render/svg_layout.o: ALL_CPPFLAGS += -DGPUTRACE_NO_GVC
-else
-GVC_LIBS ?= $(shell pkg-config --libs libgvc 2>/dev/null || echo -lgvc -lcgraph -lcdt)
+$(BUILD)/cmd/render/svg_layout.o $(BUILD)/cmd/tests/unit/test_svg_layout.o: ALL_CPPFLAGS += -DGPUTRACE_NO_GVC
 endif
 
 $(BUILD)/cmd/%.o: %.c $(BUILD_FLAGS_FILE)
@@ -124,7 +126,7 @@ $(BUILD)/cmd/cmd/main.o: ALL_CPPFLAGS += -DGPUTRACE_VERSION='"$(VERSION)"'
 $(BUILD)/cmd/cmd/main.o: VERSION
 
 $(BUILD)/gputrace: $(CMD_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS) $(GVC_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(CMD_OBJ) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS) $(LDLIBS)
 
 # Unit tests (Check), with sanitizers, linked against the command's objects.
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -132,7 +134,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/cmd/%.o) $(filter-out $(BUILD)/cmd/cmd/main.
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS) $(GVC_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(CHECK_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(ZLIB_LIBS)
 
 -include fixtures/fixtures.mk
 include bench/bench.mk

@@ -107,6 +107,18 @@ static void fill_prometheus(FILE *f, void *views)
 
 /* The pictures: DOT as is, SVG and HTML laid out by libgvc. A layout that
  * fails or a FILE that cannot be written is gputrace's own failure. */
+/* A picture drawn by the dot program because libgvc could not be loaded:
+ * said once, on stderr, so that a slower or different-looking layout has
+ * its reason. */
+static void say_how_laid_out(const char *option)
+{
+	const char *note = gt_layout_svg_note();
+
+	if (note)
+		fprintf(stderr, WHO ": %s: %s; laid out by Graphviz's dot program instead\n", option,
+			gt_printable(note));
+}
+
 static int render_picture(int mode, const char *html_file, const struct gt_report *r, bool all)
 {
 	char err[1024];
@@ -131,6 +143,7 @@ static int render_picture(int mode, const char *html_file, const struct gt_repor
 			fprintf(stderr, WHO ": --svg: %s\n", gt_printable(err));
 			return CMD_EXIT_OWN_FAILURE;
 		}
+		say_how_laid_out("--svg");
 		fputs(svg, stdout);
 		free(svg);
 		return 0;
@@ -149,6 +162,7 @@ static int render_picture(int mode, const char *html_file, const struct gt_repor
 		fprintf(stderr, WHO ": --html: %s\n", gt_printable(err));
 		return CMD_EXIT_OWN_FAILURE;
 	}
+	say_how_laid_out("--html");
 	return 0;
 }
 

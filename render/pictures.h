@@ -43,9 +43,16 @@ void gt_render_dot_group(FILE *f, const struct gt_report *r, size_t group, bool 
  * needs and by which rule, the misses, and the copies passed over. */
 void gt_render_scan_dot(FILE *f, const struct host_scan_for *fr, const struct gt_findings *fs);
 
-/* Lays DOT text out with libgvc's dot engine: the SVG document (malloc'd),
- * or NULL with the reason in err. */
+/* Lays DOT text out with Graphviz's dot engine (libgvc, loaded the first
+ * time, else the dot program): the SVG document (malloc'd), or NULL with
+ * the reason in err. */
 char *gt_layout_svg(const char *dot, char *err, size_t cap);
+/* The same with libgvc loaded by that name or path (tests name one that is
+ * not there), or never (NULL). */
+char *gt_layout_svg_with(const char *libgvc, const char *dot, char *err, size_t cap);
+/* Why the layouts were made by the dot program instead of libgvc in a build
+ * that loads it; NULL when they were not. */
+const char *gt_layout_svg_note(void);
 
 /* The HTML report: one self-contained page (no script, no request). False,
  * with the reason in err, when a graph could not be laid out. */

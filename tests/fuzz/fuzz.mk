@@ -37,7 +37,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_OBJ) \
-		-ljansson -lelf -lz $(GVC_LIBS)
+		-ljansson -lelf -lz
 
 $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.h
 	@mkdir -p $(dir $@)

@@ -21,4 +21,5 @@ Suite *fatbin_suite(void);
 Suite *fix_suite(void);
 Suite *fix_json_suite(void);
 Suite *redact_suite(void);
+Suite *svg_layout_suite(void);
 #endif
