@@ -379,8 +379,18 @@ void preload_crash_resolve(void)
 	real_find_object = (find_object_fn)preload_dlsym(RTLD_NEXT, "_dl_find_object");
 }
 
-/* From the constructor, when tracing: one sigaction per signal left at its
- * default (after one that asks). */
+/* Was this disposition the default, the only one ours may replace? */
+static bool is_default(const struct sigaction *sa)
+{
+	return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
+}
+
+/* From the constructor, when tracing: one sigaction per signal, which sets
+ * ours and returns the disposition it replaced in the same call. Where
+ * that was not the default (a preloaded sanitizer's handler, installed
+ * before us), a second call puts it back at once: a signal in between goes
+ * through ours, which puts the same disposition back and raises it again,
+ * so that handler still gets it. */
 void preload_crash_init(void)
 {
 	struct sigaction sa;
@@ -394,10 +404,10 @@ void preload_crash_init(void)
 	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++) {
 		int sig = crash_signals[i];
 
-		if (real_sigaction(sig, NULL, &previous[sig]) != 0 ||
-		    (previous[sig].sa_flags & SA_SIGINFO) || previous[sig].sa_handler != SIG_DFL)
+		if (real_sigaction(sig, &sa, &previous[sig]) != 0)
 			continue;
-		real_sigaction(sig, &sa, NULL);
+		if (!is_default(&previous[sig]))
+			real_sigaction(sig, &previous[sig], NULL);
 	}
 }
 

@@ -25,7 +25,7 @@
 set -eu
 packages="build-essential clang libclang-rt-14-dev pkg-config libelf-dev libjansson-dev
 libunwind-dev check python3 libc6-dev python3-torch openmpi-bin slurm-wlm slurm-client munge python3-jsonschema
-libgraphviz-dev graphviz chromium valgrind git jq xz-utils bzip2 bc file zip unzip patch procps
+libgraphviz-dev graphviz chromium valgrind git jq xz-utils bzip2 bc file zip unzip patch procps strace
 python3-setuptools python3-wheel python3-venv cmark-gfm zlib1g-dev $*"
 missing=""
 for p in $packages; do

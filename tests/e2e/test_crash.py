@@ -258,6 +258,28 @@ class Library(unittest.TestCase):
         self.assertLessEqual(max(versions), (2, 34))
         self.assertNotRegex(syms, r"\b_Unwind_Backtrace\b")  # not exported
 
+    def test_one_sigaction_per_signal_at_start(self):
+        """Issue 32's cost: the handler's installation is one sigaction per
+        crash signal in the traced process (it sets ours and returns the
+        disposition it replaced), none after."""
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("no strace (tools/install-deps.sh installs it)")
+        work = tempfile.mkdtemp(prefix="gt-e2e-")
+        self.addCleanup(shutil.rmtree, work, ignore_errors=True)
+        log = os.path.join(work, "strace.log")
+        subprocess.run([strace, "-f", "-qq", "-o", log, "-e", "trace=execve,rt_sigaction",
+                        GPUTRACE, "-q", "-o", os.path.join(work, "t"), "--", "/bin/true"],
+                       check=True, capture_output=True, timeout=120)
+        with open(log) as fh:
+            lines = fh.read().splitlines()
+        child = next(l.split()[0] for l in lines if 'execve("/bin/true"' in l and "= 0" in l)
+        names = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGTRAP")
+        calls = [l for l in lines if l.split()[0] == child and "rt_sigaction(" in l]
+        for name in names:
+            mine = [l for l in calls if "rt_sigaction(%s," % name in l]
+            self.assertEqual(len(mine), 1, "\n".join(calls))
+
 
 if __name__ == "__main__":
     unittest.main()
