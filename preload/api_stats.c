@@ -338,6 +338,15 @@ static inline struct thread_counts *fast_block(enum gt_hooked_fn fn, int status)
 	return b && status == 0 && (b->fast & (1u << fn)) ? b : NULL;
 }
 
+/* The slot of ptr's first probe in the thread's own table, or NULL when the
+ * thread has none: the case the fast path settles inline, the rest (a
+ * collision, the shared table, another thread's pointer) left to
+ * alloc_of/free_of. */
+static inline struct alloc_slot *first_probe(const struct thread_counts *b, uintptr_t ptr)
+{
+	return b->allocs ? &b->allocs[alloc_hash(ptr) & (THREAD_ALLOC_SLOTS - 1)] : NULL;
+}
+
 bool preload_stats_fast_count(enum gt_hooked_fn fn, int status, unsigned long long bytes)
 {
 	struct thread_counts *b = fast_block(fn, status);
@@ -352,23 +361,44 @@ bool preload_stats_fast_count(enum gt_hooked_fn fn, int status, unsigned long lo
 bool preload_stats_fast_alloc(enum gt_hooked_fn fn, int status, void *const *ptr, unsigned long long size)
 {
 	struct thread_counts *b = fast_block(fn, status);
+	struct alloc_slot *a;
+	uintptr_t p;
 
 	if (!b || !ptr)
 		return false;
 	b->count[fn][b->ok_slot[fn]]++;
 	b->bytes[fn][b->ok_slot[fn]] += size;
-	alloc_of(b, (uintptr_t)*ptr, size);
+	p = (uintptr_t)*ptr;
+	a = first_probe(b, p);
+	if (!a || __atomic_load_n(&a->ptr, __ATOMIC_RELAXED) > TOMBSTONE) {
+		alloc_of(b, p, size);
+		return true;
+	}
+	/* As claim_own: the size first, for a thread that frees it elsewhere. */
+	a->size = size;
+	__atomic_store_n(&a->ptr, p, __ATOMIC_RELEASE);
+	b->held += (long long)size;
+	if (b->held > b->peak)
+		b->peak = b->held;
 	return true;
 }
 
 bool preload_stats_fast_free(enum gt_hooked_fn fn, int status, uintptr_t ptr)
 {
 	struct thread_counts *b = fast_block(fn, status);
+	struct alloc_slot *a;
 
 	if (!b)
 		return false;
 	b->count[fn][b->ok_slot[fn]]++;
-	free_of(b, ptr);
+	a = ptr ? first_probe(b, ptr) : NULL;
+	if (!a || __atomic_load_n(&a->ptr, __ATOMIC_ACQUIRE) != ptr) {
+		free_of(b, ptr);
+		return true;
+	}
+	/* As take() on the thread's own table. */
+	b->held -= (long long)a->size;
+	__atomic_store_n(&a->ptr, TOMBSTONE, __ATOMIC_RELEASE);
 	return true;
 }
 

@@ -281,27 +281,33 @@ typedef int (*ncclCommInitRank_fn)(void **, int, struct gt_nccl_unique_id, int);
 		preload_in_hook = 0;                      \
 	} while (0)
 
-/* The hot hooks end in one of these, a tail call that returns the status:
- * the hook then keeps only its arguments across the real call. A call that
- * succeeded, after this thread's first of that function, is counted in the
- * thread's own block and nothing more (api_stats.c, preload_stats_fast_*).
- * The first went the slow way, which armed the exit flush and asked the
- * library's version: those are once a process, so a later call has nothing
- * left to do but count. */
-static int after_hot_alloc(enum gt_hooked_fn fn, int status, void *real, void **ptr, size_t size)
+/* A hot call that succeeded, after this thread's first of that function, is
+ * counted in the thread's own block and nothing more (api_stats.c,
+ * preload_stats_fast_*). The first went the slow way, which armed the exit
+ * flush and asked the library's version: those are once a process, so a
+ * later call has nothing left to do but count. The slow way is a function of
+ * its own, reached by a tail call, so that the hook itself keeps few
+ * registers (gcc saves every register the slow way needs at the entry of
+ * the function that holds it). */
+static __attribute__((noinline)) int slow_hot_alloc(enum gt_hooked_fn fn, int status, void *real,
+						    void **ptr, size_t size)
 {
-	if (!preload_ready || preload_in_hook || preload_stats_fast_alloc(fn, status, ptr, size))
-		return status;
 	preload_in_hook = 1;
 	after_alloc(fn, status, real, ptr, size);
 	preload_in_hook = 0;
 	return status;
 }
 
-static int after_hot_free(enum gt_hooked_fn fn, int status, void *real, void *ptr)
+static inline __attribute__((always_inline)) int after_hot_alloc(enum gt_hooked_fn fn, int status,
+								 void *real, void **ptr, size_t size)
 {
-	if (!preload_ready || preload_in_hook || preload_stats_fast_free(fn, status, (uintptr_t)ptr))
+	if (!preload_ready || preload_in_hook || preload_stats_fast_alloc(fn, status, ptr, size))
 		return status;
+	return slow_hot_alloc(fn, status, real, ptr, size);
+}
+
+static __attribute__((noinline)) int slow_hot_free(enum gt_hooked_fn fn, int status, void *real, void *ptr)
+{
 	preload_in_hook = 1;
 	preload_stats_count_hot(fn, status, 0);
 	first_call_of(fn, real);
@@ -311,6 +317,14 @@ static int after_hot_free(enum gt_hooked_fn fn, int status, void *real, void *pt
 	}
 	preload_in_hook = 0;
 	return status;
+}
+
+static inline __attribute__((always_inline)) int after_hot_free(enum gt_hooked_fn fn, int status,
+								void *real, void *ptr)
+{
+	if (!preload_ready || preload_in_hook || preload_stats_fast_free(fn, status, (uintptr_t)ptr))
+		return status;
+	return slow_hot_free(fn, status, real, ptr);
 }
 
 GT_EXPORT int cudaMalloc(void **ptr, size_t size)
