@@ -148,6 +148,18 @@ static void put_finding(FILE *f, const struct gt_report *r, const struct gt_find
 	fputs("</p>\n</li>\n", f);
 }
 
+/* A process that failed (a non-zero exit, a signal, a failed CUDA call)
+ * is never "clear" nor "consistent", even with no finding. */
+static bool any_failed(const struct gt_report *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->ngroups; k++)
+		if (gt_model_failed(&r->groups[k]->model))
+			return true;
+	return false;
+}
+
 /* The findings, the odd ones' first (the order of the groups below). */
 static void put_findings(FILE *f, const struct gt_report *r, const size_t *order)
 {
@@ -155,7 +167,10 @@ static void put_findings(FILE *f, const struct gt_report *r, const size_t *order
 
 	fprintf(f, "<section id=\"findings\" data-count=\"%zu\">\n<h2>Findings (%zu)</h2>\n", r->findings.n,
 		r->findings.n);
-	if (!r->findings.n)
+	if (!r->findings.n && any_failed(r))
+		fputs("<p class=\"n-warning\">No finding, but a process failed: the traces show no CUDA "
+		      "library cause (its section below says how it ended).</p>\n", f);
+	else if (!r->findings.n)
 		fputs("<p class=\"n-ok\">No finding: the CUDA libraries these processes loaded are "
 		      "consistent.</p>\n", f);
 	fputs("<ol class=\"findings\">\n", f);
@@ -290,7 +305,7 @@ static bool quiet(const struct gt_report *r, const struct gt_group *g)
 	const struct gt_process *p = g->model.proc;
 
 	return !g->model.nlibs && gt_group_severity(r, g) < 0 && !p->cut_reason && !p->cut_lines &&
-	       !p->last_line_cut && !p->nsearches;
+	       !p->last_line_cut && !p->nsearches && !gt_model_failed(&g->model);
 }
 
 /* ---- the page ---- */
@@ -330,7 +345,9 @@ static void put_overview(FILE *f, const struct gt_report *r, const size_t *order
 		gt_put_html(f, who);
 		fputs("</td><td><code>", f);
 		gt_put_html(f, gt_base_name(program_of(g->model.proc)));
-		fprintf(f, "</code></td><td>%s</td></tr>\n", sev < 0 ? "clear" : gt_severity_name((enum gt_severity)sev));
+		fprintf(f, "</code></td><td>%s</td></tr>\n",
+			sev >= 0 ? gt_severity_name((enum gt_severity)sev) :
+			gt_model_failed(&g->model) ? "failed, no cause found" : "clear");
 	}
 	fputs("</tbody></table></div>\n", f);
 }

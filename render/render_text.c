@@ -445,7 +445,10 @@ static bool quiet_group(const struct gt_report *r, const struct gt_group *g)
 	for (k = 0; k < r->findings.n; k++)
 		if (r->findings.v[k].proc == m)
 			return false;
-	return !m->nlibs && !m->proc->cut_reason && !m->proc->cut_lines && !m->proc->last_line_cut;
+	/* a process that failed is never folded into "nothing to report": its
+	 * block says how it ended, and that no CUDA library was loaded */
+	return !m->nlibs && !m->proc->cut_reason && !m->proc->cut_lines && !m->proc->last_line_cut &&
+	       !gt_model_failed(m);
 }
 
 /* Whether member x is a helper: a shim's own process, or a child of one

@@ -278,6 +278,31 @@ class FileSizeLimit(unittest.TestCase):
                 cleanup(run)
 
 
+class FailedIsNeverQuiet(unittest.TestCase):
+    """Issue 28: "a failed process that loaded no CUDA library ends 'nothing
+    to report'". It is never folded into that line: its own block says how
+    it ended, beside the first line's "no CUDA library cause"."""
+
+    def test_failed_process_without_cuda(self):
+        run = run_traced(["sh", "-c", "/bin/true; exit 3"], opts=("-q",))
+        self.addCleanup(cleanup, run)
+        self.assertEqual(run.proc.returncode, 3)
+        p = subprocess.run([GPUTRACE, "report", run.outdir], capture_output=True, text=True, timeout=120)
+        lines = p.stdout.splitlines()
+        self.assertIn("a process failed, and the traces show no CUDA", lines[0])
+        self.assertIn("exited with status 3", p.stdout)
+        # the healthy /bin/true child alone is folded
+        self.assertIn("1 process loaded no CUDA library and had nothing to report", p.stdout)
+        html = os.path.join(run.outdir, "r.html")
+        subprocess.run([GPUTRACE, "report", "--html", html, run.outdir], capture_output=True, timeout=120)
+        with open(html) as fh:
+            page = fh.read()
+        self.assertIn("exited with status 3", page)
+        self.assertIn("failed, no cause found", page)
+        self.assertIn("No finding, but a process failed", page)
+        self.assertNotIn("these processes loaded are consistent", page)
+
+
 class QuietMeansQuiet(unittest.TestCase):
     def test_static_program_with_q(self):
         static = os.path.join(PROGS, "static_hello")
