@@ -49,3 +49,16 @@ const char *gt_driver_copy_problem(bool compat, const char *version, const char 
 	return "the user-space driver is another release than the kernel module (a container image's "
 	       "own copy, or one left behind by a driver upgrade without a reboot)";
 }
+
+bool gt_system_lib_folder(const char *dir)
+{
+	static const char *const system[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
+					      "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+					      "/usr/lib/aarch64-linux-gnu", "/usr/local/lib", NULL };
+	int i;
+
+	for (i = 0; system[i]; i++)
+		if (strcmp(dir, system[i]) == 0)
+			return true;
+	return false;
+}

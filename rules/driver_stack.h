@@ -16,4 +16,9 @@ bool gt_driver_is_compat(const char *path, const char *real_path, const char *pa
  * that supports it (not GeForce or TITAN). */
 const char *gt_driver_copy_problem(bool compat, const char *version, const char *kmod, const char *gpus);
 
+/* The loader's own folders: never to be taken out of its configuration,
+ * whatever stale file they hold (issue 28); a stale driver there is
+ * replaced by its package instead. */
+bool gt_system_lib_folder(const char *dir);
+
 #endif

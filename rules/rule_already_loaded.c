@@ -21,6 +21,7 @@
 #include "facts/symbol_check.h"
 #include "host/framework.h"
 #include "rules/rules.h"
+#include "rules/shown_path.h"
 
 /* The object a no_search line names: the open one at that path mapped
  * before the line, else any. */
@@ -114,7 +115,7 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 				      const struct gt_object *req, const char *name, const char *own,
 				      const char *own_version)
 {
-	char fix[6 * PATH_MAX];
+	char fix[8 * PATH_MAX], got_shown[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < out->n; i++) {
@@ -124,14 +125,15 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 		if (f->proc == m && f->id == GT_F_ALREADY_LOADED && p0 && strcmp(p0, got->obj->path) == 0)
 			return f;
 	}
+	gt_shown_path(m->facts, got->obj->path, got_shown, sizeof(got_shown));
 	snprintf(fix, sizeof(fix),
 		 "Load %s before %s (in Python: import it first), so that %s finds its own %s%s%s at %s; or "
 		 "remove the copy %s brought (%s) if nothing else needs it, or make both the same release.",
 		 req_owner, first_owner, gt_base_name(req->path), name, own_version[0] ? " " : "", own_version, own,
-		 first_owner, got->obj->path);
+		 first_owner, got_shown);
 	return gt_finding_add(out, GT_F_ALREADY_LOADED, GT_SEV_WARNING, m, fix,
 			      "%s needs %s, and got %s%s%s that %s had loaded first (no search), not its own %s%s%s",
-			      gt_base_name(req->path), name, got->obj->path, strchr(got->version, '.') ? " " : "",
+			      gt_base_name(req->path), name, got_shown, strchr(got->version, '.') ? " " : "",
 			      strchr(got->version, '.') ? got->version : "", first_owner, own,
 			      own_version[0] ? " " : "", own_version);
 }
@@ -205,7 +207,8 @@ static void find_proofs(const struct gt_proc_model *m, const struct gt_lib *got,
 static void judge_one(const struct gt_proc_model *m, const struct gt_no_search *ns, const struct gt_lib *got,
 		      const struct gt_object *req, const char *own, enum gt_rule own_rule, struct gt_findings *out)
 {
-	char own_version[64], first_owner[PATH_MAX], req_owner[PATH_MAX];
+	char own_version[64], first_owner[PATH_MAX], req_owner[PATH_MAX], shown[PATH_MAX], target[PATH_MAX];
+	char shown_link[2 * PATH_MAX + 8], got_shown[PATH_MAX];
 	bool known, other_release, older;
 	struct verdict v;
 	struct gt_finding *f;
@@ -230,9 +233,13 @@ static void judge_one(const struct gt_proc_model *m, const struct gt_no_search *
 	owner_of(m->facts, got->obj->requester && got->obj->requester[0] == '/' ? got->obj->requester : got->obj->path,
 		 first_owner, sizeof(first_owner));
 	owner_of(m->facts, req->path, req_owner, sizeof(req_owner));
-	f = finding_for(out, m, got, first_owner, req_owner, req, ns->name, own, own_version);
+	gt_shown_path(m->facts, own, shown, sizeof(shown));
+	gt_shown_link_target(m->facts, own, shown, target, sizeof(target));
+	snprintf(shown_link, sizeof(shown_link), "%s%s%s", shown, target[0] ? " -> " : "", target);
+	f = finding_for(out, m, got, first_owner, req_owner, req, ns->name, shown_link, own_version);
+	gt_shown_path(m->facts, got->obj->path, got_shown, sizeof(got_shown));
 	e = gt_evidence_add(f, "%s %s was loaded first, for %s (%s); then %s needed %s and the loader took it "
-			    "without a search", got->obj->path, got->version,
+			    "without a search", got_shown, got->version,
 			    got->obj->requester ? got->obj->requester : "the program", first_owner,
 			    req->path, ns->name);
 	gt_evidence_lib(e, got);
@@ -240,8 +247,10 @@ static void judge_one(const struct gt_proc_model *m, const struct gt_no_search *
 	gt_evidence_str(e, "requester", req->path);
 	gt_evidence_str(e, "name", ns->name);
 	e = gt_evidence_add(f, "on paper, %s's own search for %s finds %s%s%s through %s", gt_base_name(req->path),
-			    ns->name, own, own_version[0] ? " " : "", own_version, gt_rule_name(own_rule));
-	gt_evidence_str(e, "own_copy", own);
+			    ns->name, shown_link, own_version[0] ? " " : "", own_version, gt_rule_name(own_rule));
+	gt_evidence_str(e, "own_copy", shown);
+	if (target[0] && gt_facts_real_path(m->facts, own, target, sizeof(target)))
+		gt_evidence_str(e, "own_real_path", target);
 	if (own_version[0])
 		gt_evidence_str(e, "own_version", own_version);
 	gt_evidence_str(e, "own_rule", gt_rule_name(own_rule));

@@ -53,21 +53,6 @@ static void add_failed_calls(struct gt_finding *f, const struct gt_process *p)
 	}
 }
 
-/* The loader's own folders: never to be taken out of its configuration,
- * whatever stale file they hold (issue 28). */
-static bool system_folder(const char *dir)
-{
-	static const char *const system[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
-					      "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-					      "/usr/lib/aarch64-linux-gnu", "/usr/local/lib", NULL };
-	int i;
-
-	for (i = 0; system[i]; i++)
-		if (strcmp(dir, system[i]) == 0)
-			return true;
-	return false;
-}
-
 /* Where the stale file sits and what takes it away: a folder of
  * LD_LIBRARY_PATH or of ld.so.conf.d is left out; a system folder stays,
  * and its file is replaced by the package that matches the kernel module. */
@@ -75,7 +60,7 @@ static void how_to_drop(const struct gt_lib *l, const char *dir, char *out, size
 {
 	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 		snprintf(out, cap, " (remove that folder from LD_LIBRARY_PATH)");
-	else if (l->found_by == GT_RULE_LD_SO_CACHE && system_folder(dir))
+	else if (l->found_by == GT_RULE_LD_SO_CACHE && gt_system_lib_folder(dir))
 		snprintf(out, cap, " (%s is the system's own library folder and stays in the loader's configuration: "
 			 "replace the file there, by reinstalling %s%s of the kernel module's release)", dir,
 			 l->has_package ? "the package " : "the driver's user-space package",

@@ -19,6 +19,7 @@
 #include "host/resolve.h"
 #include "read/failed_load.h"
 #include "rules/rules.h"
+#include "rules/shown_path.h"
 
 /* The version of the copy that was never tried, from its real file name,
  * else from its own distribution's package; "" when neither says more than
@@ -90,7 +91,7 @@ static bool searched_early(enum gt_rule rule)
 static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_proc_model *m,
 				      const struct gt_lib *l, const char *dir)
 {
-	char fix[2 * PATH_MAX + 512];
+	char fix[2 * PATH_MAX + 512], requester[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < out->n; i++) {
@@ -105,11 +106,12 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 		    strcmp(json_string_value(json_object_get(e0, "requester")), l->obj->requester) == 0)
 			return f;
 	}
+	gt_shown_path(m->facts, l->obj->requester, requester, sizeof(requester));
 	snprintf(fix, sizeof(fix),
 		 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
-		 "the libraries it ships with, from its own RUNPATH.", dir, l->obj->requester);
+		 "the libraries it ships with, from its own RUNPATH.", dir, requester);
 	return gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, m, fix,
-			      "%s [%s] shadows the copies next to %s", dir, gt_rule_name(l->found_by), l->obj->requester);
+			      "%s [%s] shadows the copies next to %s", dir, gt_rule_name(l->found_by), requester);
 }
 
 /* ---- a copy LD_PRELOAD put in first ---- */
@@ -265,7 +267,7 @@ static bool already_said(const struct gt_finding *f, const char *path, const cha
 static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *l, const char *root,
 			    const struct gt_object *requester, struct gt_findings *out)
 {
-	char copy[PATH_MAX], real[PATH_MAX], shadowed_version[64];
+	char copy[PATH_MAX], real[PATH_MAX], shadowed_version[64], shown[PATH_MAX];
 	enum gt_rule rule = GT_RULE_NONE;
 	struct gt_finding *f;
 	json_t *e;
@@ -274,7 +276,8 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 	    !gt_facts_real_path(m->facts, copy, real, sizeof(real)) || strcmp(real, l->real_path) == 0)
 		return;
 	gt_version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
-	f = preload_finding_for(out, m, l, root, requester->path, copy, shadowed_version, rule);
+	gt_shown_path(m->facts, copy, shown, sizeof(shown));
+	f = preload_finding_for(out, m, l, root, requester->path, shown, shadowed_version, rule);
 	if (already_said(f, l->obj->path, requester->path))
 		return;
 	gt_fix_preload_remove(&f->fix_data, m, root);
@@ -282,12 +285,12 @@ static void preload_shadows(const struct gt_proc_model *m, const struct gt_lib *
 			    "without a search; on paper, that DT_NEEDED finds %s%s%s through %s",
 			    l->obj->soname, l->version, strcmp(root, l->obj->path) == 0 ? "from LD_PRELOAD" :
 			    "needed by LD_PRELOAD's ", strcmp(root, l->obj->path) == 0 ? "" : root,
-			    gt_base_name(requester->path), l->obj->soname, copy, shadowed_version[0] ? " " : "",
+			    gt_base_name(requester->path), l->obj->soname, shown, shadowed_version[0] ? " " : "",
 			    shadowed_version, gt_rule_name(rule));
 	gt_evidence_lib(e, l);
 	gt_evidence_str(e, "preloaded", root);
 	gt_evidence_str(e, "soname", l->obj->soname);
-	gt_evidence_str(e, "shadowed", copy);
+	gt_evidence_str(e, "shadowed", shown);
 	if (shadowed_version[0])
 		gt_evidence_str(e, "shadowed_version", shadowed_version);
 	gt_evidence_str(e, "shadowed_requester", requester->path);
@@ -320,7 +323,7 @@ static void rule_preload_shadowed(const struct gt_proc_model *m, struct gt_findi
 
 void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out)
 {
-	char copy[PATH_MAX + 256], dir[PATH_MAX], shadowed_version[64];
+	char copy[PATH_MAX + 256], dir[PATH_MAX], shadowed_version[64], shown[PATH_MAX];
 	struct gt_finding *f;
 	size_t i;
 	json_t *e;
@@ -334,10 +337,11 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 		f = finding_for(out, m, l, dir);
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 			gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
+		gt_shown_path(m->facts, copy, shown, sizeof(shown));
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
-				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, copy);
+				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, shown);
 		gt_evidence_lib(e, l);
-		gt_evidence_str(e, "shadowed", copy);
+		gt_evidence_str(e, "shadowed", shown);
 		gt_version_on_disk(m->facts, copy, shadowed_version, sizeof(shadowed_version));
 		if (shadowed_version[0])
 			gt_evidence_str(e, "shadowed_version", shadowed_version);

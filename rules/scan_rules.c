@@ -355,6 +355,7 @@ static bool any_name_searched(const struct host_scan *s, const struct host_copy 
  * elsewhere (it breaks whatever puts it on the search path). */
 static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 {
+	char dir[PATH_MAX], fix[PATH_MAX + 512];
 	struct gt_finding *f;
 	const char *why;
 	size_t i;
@@ -376,10 +377,20 @@ static void driver_copies(const struct host_scan *s, struct gt_findings *out)
 		    !(strcmp(c->fi.component, "cuda") == 0 || strcmp(c->fi.family, "nvml") == 0) ||
 		    !strchr(c->version, '.') || !(why = driver_copy_problem(s, c)))
 			continue;
+		gt_folder_of(c->path, dir, sizeof(dir));
+		/* A stale file in the loader's own folder is replaced, never its
+		 * folder taken out of the loader's configuration (issue 28). */
+		if (gt_system_lib_folder(dir))
+			snprintf(fix, sizeof(fix), "Replace it: reinstall the driver's user-space package at the kernel "
+				 "module's release (%s)%s%s; %s is the system's own library folder and stays in the "
+				 "loader's configuration. Or reboot, when the module is the one left behind by a driver "
+				 "upgrade.", s->kmod, c->has_package ? ", here " : "",
+				 c->has_package ? c->package.name : "", dir);
+		else
+			snprintf(fix, sizeof(fix), "Use the host's driver libraries at the kernel module's release; keep "
+				 "this copy off LD_LIBRARY_PATH and out of ld.so.conf.");
 		f = gt_finding_add(out, GT_F_DRIVER_MISMATCH, any_name_searched(s, c) ? GT_SEV_ERROR : GT_SEV_WARNING, NULL,
-				   "Use the host's driver libraries at the kernel module's release; keep this "
-				   "copy off LD_LIBRARY_PATH and out of ld.so.conf.",
-				   "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,
+				   fix, "%s %s is not usable with the kernel module %s: %s [%s]", c->path, c->version,
 				   s->kmod, why, host_where_label(c->where));
 		copy_evidence(f, c, "driver copy:");
 		gt_evidence_str(gt_evidence_add(f, "the kernel module is %s%s%s", s->kmod, s->gpus[0] ? ", GPUs: " : "",

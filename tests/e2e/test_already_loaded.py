@@ -130,6 +130,48 @@ class AlreadyLoaded(unittest.TestCase):
         self.assertEqual(len(self.no_search(trace, "/fw/libfw.so")), 1, trace.events("no_search"))
         self.assertEqual(self.findings(run), [])
 
+    def test_paths_shown_by_their_real_folder(self):
+        """Issue 28: torch's layout, libfw.so in site-packages/torch/lib with a
+        RUNPATH of $ORIGIN/../../nvidia/nccl/lib (as torch's
+        $ORIGIN/../../nvidia/cudnn/lib), the older copy loaded first through
+        $ORIGIN/../old: the loader's own names keep the `..`; the finding
+        names each file by its real folder, the SONAME link with the file it
+        stands for, in text and in JSON."""
+        build(self.root)
+        sp = os.path.join(self.root, "site-packages")
+        own_dir = os.path.join(sp, "nvidia", "nccl", "lib")
+        os.makedirs(os.path.join(sp, "torch", "lib"))
+        shutil.copytree(os.path.join(self.root, "new"), own_dir, symlinks=True)
+        cc(FW, os.path.join(sp, "torch", "lib", "libfw.so"), "-Wl,-z,now", "-Wl,--enable-new-dtags",
+           "-Wl,-rpath,$ORIGIN/../../nvidia/nccl/lib", "-L" + own_dir, "-l:libnccl.so.2")
+        libs = [os.path.join(self.root, "other", "libother.so"), os.path.join(sp, "torch", "lib", "libfw.so")]
+        run = run_traced([PY, "-c", PROGRAM, *libs], opts=("-q",))
+        self.addCleanup(cleanup, run)
+        self.assertEqual(run.proc.returncode, 1, run.proc.stdout)
+        (f,) = self.findings(run)
+        real_own = os.path.join(os.path.realpath(own_dir), "libnccl.so.2")
+        real_old = os.path.join(os.path.realpath(self.root), "old", "libnccl.so.2")
+        paper = f["evidence"][1]
+        self.assertEqual(paper["own_copy"], real_own)
+        self.assertEqual(paper["own_real_path"], real_own + ".20.5")
+        self.assertEqual(paper["own_rule"], "runpath")
+        self.assertIn("finds %s -> libnccl.so.2.20.5 2.20.5 through runpath" % real_own, paper["what"])
+        self.assertIn("not its own %s -> libnccl.so.2.20.5 2.20.5" % real_own, f["summary"])
+        self.assertIn("got %s 2.16.2" % real_old, f["summary"])
+        self.assertIn("at %s -> libnccl.so.2.20.5;" % real_own, f["fix"])
+        self.assertIn("(%s)" % real_old, f["fix"])
+        shown = [f["summary"], f["fix"]] + [e["what"] for e in f["evidence"]] + [paper["own_copy"]]
+        for text in shown:
+            for bad in ("/../", "/./", "//"):
+                self.assertNotIn(bad, text)
+        # The loader's own name of the older copy keeps its `..` where the
+        # JSON names the object (processes' libraries, evidence "path").
+        self.assertIn("/other/../old/", f["evidence"][0]["path"])
+        text = subprocess.run([GPUTRACE, "report", run.outdir], capture_output=True, timeout=120).stdout
+        text = b" ".join(text.split()).decode()
+        self.assertIn("finds %s -> libnccl.so.2.20.5 2.20.5 through runpath" % real_own, text)
+        self.assertNotIn("/../", text)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -22,4 +22,5 @@ Suite *fix_suite(void);
 Suite *fix_json_suite(void);
 Suite *redact_suite(void);
 Suite *svg_layout_suite(void);
+Suite *scan_driver_suite(void);
 #endif

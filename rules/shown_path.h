@@ -1,0 +1,27 @@
+/* A path as a finding shows it to the user (issue 28): the folder after
+ * symlinks and without `.`, `..` or `//` (the loader keeps
+ * `torch/lib/../../nvidia/cudnn/lib` as $ORIGIN built it), and the file's
+ * own name, which is the name the loader looked for (the SONAME link). */
+#ifndef GPUTRACE_RULES_SHOWN_PATH_H
+#define GPUTRACE_RULES_SHOWN_PATH_H
+
+#include <stddef.h>
+
+struct gt_host_facts;
+
+/* `/a/b/../c/./d//e` as `/a/c/d/e`, in place, without looking at the disk:
+ * for a folder the host cannot resolve. Only an absolute path is changed. */
+void gt_path_lexical_clean(char *path);
+
+/* path's real folder (its symlinks and `..` resolved, as facts know it)
+ * and its own name; its folder cleaned lexically where facts know none. */
+void gt_shown_path(struct gt_host_facts *f, const char *path, char *out, size_t cap);
+
+/* The file that name stands for when it is a symlink to another name (the
+ * SONAME link `libcudnn.so.9` to `libcudnn.so.9.19.0`): the real file's
+ * name when it is in the same folder, else its real path; "" when path is
+ * no link, or is not there. shown is gt_shown_path's answer for path. */
+void gt_shown_link_target(struct gt_host_facts *f, const char *path, const char *shown, char *out,
+			  size_t cap);
+
+#endif
