@@ -16,6 +16,8 @@ come first and are not counted.  Both runs must exit 0.
 --metric wall          whole-process wall time (time.perf_counter around
                        subprocess.run), in ms
 --metric ns_per_call   the `ns_per_call=X` that COMMAND prints (bench/malloc_loop)
+--metric cpu_ns_per_call  the `cpu_ns_per_call=X` that COMMAND prints (bench/malloc_loop:
+                       each thread's CPU time in its loop, without its waits for a CPU)
 --metric ms_per_op     the `ms_per_op=X` that COMMAND prints (bench/proc_loop,
                        bench/exec_fork.sh's shell loops)
 --extra NAME           also the `NAME=X` each run prints, summed up the same way
@@ -96,18 +98,26 @@ def calls_of(files):
 
 
 def fmt(v, metric):
-    if metric == "ns_per_call":
+    if metric in ("ns_per_call", "cpu_ns_per_call"):
         return "%.2f ns" % v
     if metric == "ms_per_op":
         return "%.4f ms" % v
     return "%.1f ms" % v
 
 
+def spread(diffs, metric):
+    """The middle half of the per-round differences: [25th, 75th percentile]."""
+    if len(diffs) < 2:
+        return ""
+    q = statistics.quantiles(diffs, n=4)
+    return "  [middle half %s .. %s]" % (fmt(q[0], metric), fmt(q[2], metric))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--metric", choices=("wall", "ns_per_call", "ms_per_op"), default="wall")
+    ap.add_argument("--metric", choices=("wall", "ns_per_call", "cpu_ns_per_call", "ms_per_op"), default="wall")
     ap.add_argument("--gputrace", default=os.environ.get("GPUTRACE", "build/gputrace"))
     ap.add_argument("--label", default="")
     ap.add_argument("--calls", action="store_true")
@@ -223,7 +233,7 @@ def main():
         B, T = vals["bare"], vals["traced"]
         mb, mt = statistics.median(B), statistics.median(T)
         md = statistics.median([t - b for b, t in zip(B, T)])
-        unit = {"ns_per_call": "ns/call", "ms_per_op": "ms/op"}.get(a.metric, "ms wall")
+        unit = {"ns_per_call": "ns/call", "cpu_ns_per_call": "CPU ns/call", "ms_per_op": "ms/op"}.get(a.metric, "ms wall")
         if a.label:
             print("== %s" % a.label)
         print("command: %s" % " ".join(cmd))
@@ -233,7 +243,8 @@ def main():
             unit, fmt(mb, a.metric), fmt(min(B), a.metric), fmt(max(B), a.metric)))
         print("traced  (%s): median %s  [min %s, max %s]" % (
             unit, fmt(mt, a.metric), fmt(min(T), a.metric), fmt(max(T), a.metric)))
-        print("added   (median of per-round traced-bare): %s" % fmt(md, a.metric))
+        print("added   (median of per-round traced-bare): %s%s" % (
+            fmt(md, a.metric), spread([t - b for b, t in zip(B, T)], a.metric)))
         print("overhead: %+.2f%% (median traced vs median bare), %+.2f%% (median paired diff / median bare)" % (
             (mt - mb) / mb * 100, md / mb * 100))
         print("trace: %d bytes (median over traced rounds; min %d, max %d), %d lines (median)" % (
@@ -263,10 +274,11 @@ def main():
                 for name, _ in arms)))
         for name in also:
             m = statistics.median(vals[name])
-            d = statistics.median([x - b for b, x in zip(B, vals[name])])
-            print("%-8s(%s): median %s, added (median of per-round %s-bare) %s" % (
+            diffs = [x - b for b, x in zip(B, vals[name])]
+            d = statistics.median(diffs)
+            print("%-8s(%s): median %s, added (median of per-round %s-bare) %s%s" % (
                 name, dict(x.partition("=")[::2] for x in a.also)[name], fmt(m, a.metric),
-                name, fmt(d, a.metric)))
+                name, fmt(d, a.metric), spread(diffs, a.metric)))
         if a.calls:
             tot, allocs = calls_of(last_files)
             print("calls lines (last traced run, %d file(s)):" % len(last_files))
