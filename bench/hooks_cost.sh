@@ -34,7 +34,15 @@ $MAKE -s BUILD="$BUILD" "$BUILD/bench/malloc_loop" >/dev/null
 LD_LIBRARY_PATH="$(cd "$BUILD/fixtures/driver" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 
-echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- preload 2>/dev/null || echo ' (preload/ changed since)')"
+# COMMIT=... names the commit of a tree that is no git checkout (git archive).
+if [ -z "${COMMIT:-}" ]; then
+	if COMMIT=$(git rev-parse --short HEAD 2>/dev/null); then
+		git diff --quiet -- preload || COMMIT="$COMMIT, preload/ changed since"
+	else
+		COMMIT="? (not a git checkout)"
+	fi
+fi
+echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); commit $COMMIT"
 echo "after: $GPUTRACE${BEFORE:+; before: $BEFORE}"
 
 part() {
