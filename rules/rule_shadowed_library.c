@@ -89,9 +89,9 @@ static bool searched_early(enum gt_rule rule)
 /* One finding per folder that shadows and requester that is shadowed: cuDNN 9
  * loses all its sub-libraries to one folder on LD_LIBRARY_PATH at once. */
 static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_proc_model *m,
-				      const struct gt_lib *l, const char *dir)
+				      const struct gt_lib *l, const char *dir, const char *copy_dir)
 {
-	char fix[2 * PATH_MAX + 512], requester[PATH_MAX];
+	char fix[5 * PATH_MAX + 512], requester[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < out->n; i++) {
@@ -107,9 +107,20 @@ static struct gt_finding *finding_for(struct gt_findings *out, const struct gt_p
 			return f;
 	}
 	gt_shown_path(m->facts, l->obj->requester, requester, sizeof(requester));
-	snprintf(fix, sizeof(fix),
-		 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
-		 "the libraries it ships with, from its own RUNPATH.", dir, requester);
+	/* Only a copy LD_LIBRARY_PATH brought in is fixed by changing it: one
+	 * from ld.so.cache or the default folders is in a system folder, which
+	 * no fix takes out of the loader's configuration. */
+	if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
+		snprintf(fix, sizeof(fix),
+			 "Remove %s from LD_LIBRARY_PATH (or delete the stale copies there) so that %s gets "
+			 "the libraries it ships with, from its own RUNPATH.", dir, requester);
+	else
+		snprintf(fix, sizeof(fix),
+			 "The loader took these from %s before the copies %s ships with in %s: uninstall "
+			 "or delete the stale copies in %s (the package that put them there, if any, is in "
+			 "the evidence), or put %s on LD_LIBRARY_PATH so that it comes first.",
+			 l->found_by == GT_RULE_LD_SO_CACHE ? "ld.so.cache" : "the loader's default folders",
+			 requester, copy_dir, dir, copy_dir);
 	return gt_finding_add(out, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING, m, fix,
 			      "%s [%s] shadows the copies next to %s", dir, gt_rule_name(l->found_by), requester);
 }
@@ -323,7 +334,7 @@ static void rule_preload_shadowed(const struct gt_proc_model *m, struct gt_findi
 
 void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *out)
 {
-	char copy[PATH_MAX + 256], dir[PATH_MAX], shadowed_version[64], shown[PATH_MAX];
+	char copy[PATH_MAX + 256], dir[PATH_MAX], shadowed_version[64], shown[PATH_MAX], copy_dir[PATH_MAX];
 	struct gt_finding *f;
 	size_t i;
 	json_t *e;
@@ -334,10 +345,11 @@ void rule_shadowed_library(const struct gt_proc_model *m, struct gt_findings *ou
 		if (!searched_early(l->found_by) || !l->real_path[0] || !bundled_copy(m->facts, l, copy, sizeof(copy)))
 			continue;
 		gt_folder_of(l->obj->path, dir, sizeof(dir));
-		f = finding_for(out, m, l, dir);
+		gt_shown_path(m->facts, copy, shown, sizeof(shown));
+		gt_folder_of(shown, copy_dir, sizeof(copy_dir));
+		f = finding_for(out, m, l, dir, copy_dir);
 		if (l->found_by == GT_RULE_LD_LIBRARY_PATH)
 			gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", dir);
-		gt_shown_path(m->facts, copy, shown, sizeof(shown));
 		e = gt_evidence_add(f, "%s %s was found by %s at %s; the copy next to its requester, %s, "
 				    "was never tried", l->obj->name, l->version, gt_rule_name(l->found_by), l->obj->path, shown);
 		gt_evidence_lib(e, l);

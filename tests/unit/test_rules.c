@@ -845,6 +845,28 @@ START_TEST(test_shadowed_library)
 }
 END_TEST
 
+/* The same copies from ld.so.cache (a stale system cuDNN): the fix neither
+ * talks of LD_LIBRARY_PATH nor takes the system folder out of anything. */
+START_TEST(test_shadowed_library_from_the_cache)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[8400];
+
+	shadow_setup();
+	fx_diagnose(&d, FX_HEADER, OPEN("$TMP/pkg/lib/libtorch_cuda.so"),
+		    SEARCH(1, "libcudnn.so.9", "$TMP/pkg/lib/libtorch_cuda.so"),
+		    OPEN_BY("$TMP/old/libcudnn.so.9", 1, "libcudnn.so.9", "ld_so_cache"), FX_END, NULL);
+	f = must_find(&d, GT_F_SHADOWED_LIBRARY, GT_SEV_WARNING);
+	ck_assert_msg(!strstr(f->fix, "Remove"), "%s", f->fix);
+	snprintf(want, sizeof(want), "The loader took these from ld.so.cache before the copies %s ships with in %s",
+		 fx_path("pkg/lib/libtorch_cuda.so"), fx_path("pkg/lib"));
+	assert_contains(f->fix, want);
+	ck_assert_uint_eq(f->fix_data.n, 0);
+	fx_free(&d);
+}
+END_TEST
+
 START_TEST(test_shadowed_library_not_when_bundled_taken)
 {
 	struct fx_diag d;
@@ -1487,7 +1509,8 @@ Suite *rules_suite(void)
 					 test_duplicate_library_global_copy_is_an_error,
 					 test_mixed_versions_within_one_copy_only } },
 		{ "fork_after_init", { test_fork_after_init } },
-		{ "shadowed_library", { test_shadowed_library, test_shadowed_library_not_when_bundled_taken,
+		{ "shadowed_library", { test_shadowed_library, test_shadowed_library_from_the_cache,
+					test_shadowed_library_not_when_bundled_taken,
 					test_shadowed_library_not_without_bundled_copy,
 					test_shadowed_library_other_release_in_failed_run_is_the_cause,
 					test_shadowed_library_other_release_in_good_run_warns,
