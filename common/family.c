@@ -1,7 +1,6 @@
 /* CUDA-family classification of library file names (see family.h). */
 #include "common/family.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +41,16 @@ static const struct stem plugin_stems[] = {
 	{ "libtensorflow_cc", "tensorflow" },
 };
 
+/* s[0..n) into out, cut to cap (snprintf's "%.*s" without its cost: a
+ * report classifies every path of a trace several times, issue 29). */
+static void copy_cut(char *out, size_t cap, const char *s, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
 static bool stem_matches(const char *stem, const char *name, size_t name_len)
 {
 	size_t sl = strlen(stem);
@@ -65,7 +74,7 @@ static void version_from_name(const char *so, char *out, size_t cap)
 	for (i = 0; v[i]; i++)
 		if ((v[i] < '0' || v[i] > '9') && v[i] != '.')
 			return;
-	snprintf(out, cap, "%s", v);
+	copy_cut(out, cap, v, i);
 }
 
 /* auditwheel's rename of a bundled library: "libcudart-80664282.so.10.2" is
@@ -99,7 +108,7 @@ static bool classify_by(const struct stem *table, size_t n, const char *path, st
 		if (!stem_matches(table[i].stem, base, len))
 			continue;
 		out->family = table[i].family;
-		snprintf(out->component, sizeof(out->component), "%.*s", (int)(len - lib), base + lib);
+		copy_cut(out->component, sizeof(out->component), base + lib, len - lib);
 		version_from_name(so, out->version, sizeof(out->version));
 		return true;
 	}

@@ -15,6 +15,7 @@
 
 #include "gputrace/trace_format.h"
 #include "common/xalloc.h"
+#include "read/json_line.h"
 
 /* A line longer than this is not something libgputrace.so writes. */
 #define MAX_LINE (1 << 20)
@@ -28,45 +29,58 @@ static void *grow(void *arr, size_t n, size_t size)
 	return arr;
 }
 
-/* A string field, preferring the exact bytes of "<key>_hex" when present. */
-static char *field(json_t *o, const char *key)
+/* The exact bytes a "<key>_hex" value spells (two hex digits a byte). */
+static char *hex_bytes(const char *h)
+{
+	size_t n = strlen(h) / 2, i;
+	char *out = gt_xmalloc(n + 1);
+	unsigned int b;
+
+	for (i = 0; i < n && sscanf(h + 2 * i, "%2x", &b) == 1; i++)
+		out[i] = (char)b;
+	out[i] = 0;
+	return out;
+}
+
+/* A string field of a header, preferring the exact bytes of "<key>_hex". */
+static char *header_field(json_t *o, const char *key)
 {
 	char hexkey[64];
 	json_t *v;
 
 	snprintf(hexkey, sizeof(hexkey), "%s" GT_HEX_SUFFIX, key);
 	v = json_object_get(o, hexkey);
-	if (json_is_string(v)) {
-		const char *h = json_string_value(v);
-		size_t n = strlen(h) / 2, i;
-		char *out = malloc(n + 1);
-		unsigned int b;
-
-		if (!out)
-			abort();
-		for (i = 0; i < n && sscanf(h + 2 * i, "%2x", &b) == 1; i++)
-			out[i] = (char)b;
-		out[i] = 0;
-		return out;
-	}
+	if (json_is_string(v))
+		return hex_bytes(json_string_value(v));
 	v = json_object_get(o, key);
 	return json_is_string(v) ? gt_xstrdup(json_string_value(v)) : NULL;
 }
 
-/* The "rule" of a line, named by the contract's table. */
-/* A line's t_us (microseconds since the epoch); 0 when it has none. */
-static unsigned long long time_of(json_t *o)
+/* A string field of an event line, the same way. */
+static char *field(const struct gt_jv *o, const char *key)
 {
-	json_t *t = json_object_get(o, GT_K_TIME);
+	const char *v = gt_jv_str(gt_jv_get(o, key, GT_HEX_SUFFIX));
 
-	return json_is_integer(t) && json_integer_value(t) > 0 ? (unsigned long long)json_integer_value(t) : 0;
+	if (v)
+		return hex_bytes(v);
+	v = gt_jv_str(gt_jv_get(o, key, NULL));
+	return v ? gt_xstrdup(v) : NULL;
 }
 
-static enum gt_rule rule_field(json_t *o)
+/* The "rule" of a line, named by the contract's table. */
+/* A line's t_us (microseconds since the epoch); 0 when it has none. */
+static unsigned long long time_of(const struct gt_jv *o)
 {
-	json_t *v = json_object_get(o, GT_K_RULE);
+	long long t = gt_jv_int(gt_jv_get(o, GT_K_TIME, NULL));
 
-	return json_is_string(v) ? gt_rule_from_name(json_string_value(v)) : GT_RULE_NONE;
+	return t > 0 ? (unsigned long long)t : 0;
+}
+
+static enum gt_rule rule_field(const struct gt_jv *o)
+{
+	const char *v = gt_jv_str(gt_jv_get(o, GT_K_RULE, NULL));
+
+	return v ? gt_rule_from_name(v) : GT_RULE_NONE;
 }
 
 /* Who wrote a header: the one reading of it, for a full parse and for a
@@ -79,7 +93,7 @@ static void identity_of(json_t *o, struct gt_identity *id)
 	id->ppid = (long)json_integer_value(json_object_get(o, GT_K_PPID));
 	id->rank = json_is_integer(rank) ? (long)json_integer_value(rank) : -1;
 	id->world_size = json_is_integer(size) ? (long)json_integer_value(size) : -1;
-	id->host = field(o, GT_K_HOST);
+	id->host = header_field(o, GT_K_HOST);
 }
 
 /* A header checked: this format, this version. */
@@ -169,8 +183,8 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->rank = id.rank;
 	p->world_size = id.world_size;
 	p->host = id.host;
-	p->exe = field(o, GT_K_EXE);
-	p->cwd = field(o, GT_K_CWD);
+	p->exe = header_field(o, GT_K_EXE);
+	p->cwd = header_field(o, GT_K_CWD);
 	p->start_ticks = (unsigned long long)json_integer_value(json_object_get(o, GT_K_START_TICKS));
 	json_array_foreach(argv, i, v) {
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
@@ -335,7 +349,7 @@ static void take_kernel_driver(struct gt_process *p, json_t *o)
 
 	if (p->kmod || !json_is_string(json_object_get(o, GT_K_NVIDIA_KMOD)))
 		return;
-	p->kmod = field(o, GT_K_NVIDIA_KMOD);
+	p->kmod = header_field(o, GT_K_NVIDIA_KMOD);
 	json_array_foreach(gpus, i, g)
 		if (json_is_string(g))
 			len += strlen(json_string_value(g)) + 2;
@@ -378,7 +392,7 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 	if (p->images == 1 && json_is_true(json_object_get(o, GT_K_FORK)))
 		p->forked = true;
 	if (p->images == 1 && p->forked && !p->parent_cuda)
-		p->parent_cuda = field(o, GT_K_PARENT_CUDA);
+		p->parent_cuda = header_field(o, GT_K_PARENT_CUDA);
 	take_kernel_driver(p, o);
 	rd->seen_header = true;
 }
@@ -386,7 +400,7 @@ static void on_header(struct gt_process *p, json_t *o, struct reading *rd)
 /* A line that lacks what makes it mean anything (a search without a name,
  * an object without a path, a call without its function) is skipped:
  * nothing downstream has to guess. */
-static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_search(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	struct gt_search *s;
 	char *name = field(o, GT_K_NAME);
@@ -396,11 +410,11 @@ static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
 	p->searches = grow(p->searches, p->nsearches, sizeof(*s));
 	s = &p->searches[p->nsearches++];
 	memset(s, 0, sizeof(*s));
-	s->seq = (unsigned long)json_integer_value(json_object_get(o, GT_K_SEQ));
+	s->seq = (unsigned long)gt_jv_int(gt_jv_get(o, GT_K_SEQ, NULL));
 	/* Only the thread that asks the questions makes gputrace's searches:
 	 * another thread's search meanwhile is the program's. */
 	s->ours = rd->in_queries &&
-		  (!rd->queries_tid || rd->queries_tid == (long)json_integer_value(json_object_get(o, GT_K_TID)));
+		  (!rd->queries_tid || rd->queries_tid == (long)gt_jv_int(gt_jv_get(o, GT_K_TID, NULL)));
 	s->name = name;
 	s->requester = field(o, GT_K_REQUESTER);
 	s->t_us = time_of(o);
@@ -408,12 +422,12 @@ static void on_search(struct gt_process *p, json_t *o, struct reading *rd)
 }
 
 /* The candidates of a search come with its conclusion (open or search_end). */
-static void take_tries(struct gt_search *s, json_t *o)
+static void take_tries(struct gt_search *s, const struct gt_jv *o)
 {
-	json_t *tries = json_object_get(o, GT_K_TRIES), *t;
+	const struct gt_jv *tries = gt_jv_get(o, GT_K_TRIES, NULL), *t;
 	size_t i;
 
-	json_array_foreach(tries, i, t) {
+	for (i = 0, t = gt_jv_first(tries); i < gt_jv_len(tries); i++, t = gt_jv_next(t)) {
 		char *path = field(t, GT_K_PATH);
 
 		if (!path)
@@ -425,7 +439,7 @@ static void take_tries(struct gt_search *s, json_t *o)
 }
 
 /* A new object at path (taken). */
-static struct gt_object *add_object(struct gt_process *p, struct reading *rd, json_t *o, char *path)
+static struct gt_object *add_object(struct gt_process *p, struct reading *rd, const struct gt_jv *o, char *path)
 {
 	struct gt_object *ob;
 
@@ -434,22 +448,22 @@ static struct gt_object *add_object(struct gt_process *p, struct reading *rd, js
 	memset(ob, 0, sizeof(*ob));
 	ob->rule = GT_RULE_NONE;
 	ob->path = path;
-	ob->ns = (long)json_integer_value(json_object_get(o, GT_K_NS));
+	ob->ns = (long)gt_jv_int(gt_jv_get(o, GT_K_NS, NULL));
 	index_object(p, rd, p->nobjects - 1);
 	return ob;
 }
 
 /* The search a line concludes, if it names one not concluded yet: a
  * search has one conclusion, the first. */
-static struct gt_search *concluded_search(struct gt_process *p, struct reading *rd, json_t *o)
+static struct gt_search *concluded_search(struct gt_process *p, struct reading *rd, const struct gt_jv *o)
 {
-	json_t *seq = json_object_get(o, GT_K_SEARCH);
-	struct gt_search *s = json_is_integer(seq) ? find_search(p, rd, (unsigned long)json_integer_value(seq)) : NULL;
+	const struct gt_jv *seq = gt_jv_get(o, GT_K_SEARCH, NULL);
+	struct gt_search *s = gt_jv_is_int(seq) ? find_search(p, rd, (unsigned long)gt_jv_int(seq)) : NULL;
 
 	return s && !s->result ? s : NULL;
 }
 
-static void on_open(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_open(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
 	struct gt_search *s;
@@ -460,8 +474,8 @@ static void on_open(struct gt_process *p, json_t *o, struct reading *rd)
 	s = concluded_search(p, rd, o);
 	ob = add_object(p, rd, o, path);
 	ob->soname = field(o, GT_K_SONAME);
-	ob->cudart_static = json_is_true(json_object_get(o, GT_K_CUDART_STATIC));
-	ob->main = json_is_true(json_object_get(o, GT_K_MAIN));
+	ob->cudart_static = gt_jv_is_true(gt_jv_get(o, GT_K_CUDART_STATIC, NULL));
+	ob->main = gt_jv_is_true(gt_jv_get(o, GT_K_MAIN, NULL));
 	ob->name = field(o, GT_K_NAME);
 	ob->rule = rule_field(o);
 	ob->t_us = time_of(o);
@@ -474,7 +488,7 @@ static void on_open(struct gt_process *p, json_t *o, struct reading *rd)
 	}
 }
 
-static void on_search_end(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_search_end(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	struct gt_search *s = concluded_search(p, rd, o);
 
@@ -487,7 +501,7 @@ static void on_search_end(struct gt_process *p, json_t *o, struct reading *rd)
 	take_tries(s, o);
 }
 
-static void on_no_search(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_no_search(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	char *name = field(o, GT_K_NAME), *requester = field(o, GT_K_REQUESTER), *path = field(o, GT_K_PATH);
 	struct gt_no_search *n;
@@ -507,7 +521,7 @@ static void on_no_search(struct gt_process *p, json_t *o, struct reading *rd)
 	n->t_us = time_of(o);
 }
 
-static void on_close(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_close(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
 	struct gt_object *ob = path ? find_open_object(p, rd, path) : NULL;
@@ -524,7 +538,7 @@ static void on_close(struct gt_process *p, json_t *o, struct reading *rd)
 }
 
 /* The exit listing adds what the audit half did not see (LD_PRELOAD alone). */
-static void on_linkmap(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_linkmap(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_PATH);
 
@@ -536,12 +550,12 @@ static void on_linkmap(struct gt_process *p, json_t *o, struct reading *rd)
 		add_object(p, rd, o, path)->from_linkmap = true;
 }
 
-static int int_of(json_t *o, const char *key)
+static int int_of(const struct gt_jv *o, const char *key)
 {
-	return (int)json_integer_value(json_object_get(o, key));
+	return (int)gt_jv_int(gt_jv_get(o, key, NULL));
 }
 
-static void on_call(struct gt_process *p, json_t *o)
+static void on_call(struct gt_process *p, const struct gt_jv *o)
 {
 	struct gt_call *c;
 	char *fn = field(o, GT_K_FN);
@@ -555,11 +569,11 @@ static void on_call(struct gt_process *p, json_t *o)
 	c->status_name = field(o, GT_K_STATUS_NAME);
 	c->reason = field(o, GT_K_REASON);
 	c->lib = field(o, GT_K_LIB);
-	c->has_value = json_is_integer(json_object_get(o, GT_K_VALUE));
-	c->value = json_integer_value(json_object_get(o, GT_K_VALUE));
+	c->has_value = gt_jv_is_int(gt_jv_get(o, GT_K_VALUE, NULL));
+	c->value = gt_jv_int(gt_jv_get(o, GT_K_VALUE, NULL));
 }
 
-static void on_totals(struct gt_process *p, json_t *o)
+static void on_totals(struct gt_process *p, const struct gt_jv *o)
 {
 	struct gt_total *t;
 	char *fn = field(o, GT_K_FN);
@@ -571,11 +585,11 @@ static void on_totals(struct gt_process *p, json_t *o)
 	t->fn = fn;
 	t->status = int_of(o, GT_K_STATUS);
 	t->status_name = field(o, GT_K_STATUS_NAME);
-	t->count = (unsigned long long)json_integer_value(json_object_get(o, GT_K_COUNT));
-	t->bytes = (unsigned long long)json_integer_value(json_object_get(o, GT_K_BYTES));
+	t->count = (unsigned long long)gt_jv_int(gt_jv_get(o, GT_K_COUNT, NULL));
+	t->bytes = (unsigned long long)gt_jv_int(gt_jv_get(o, GT_K_BYTES, NULL));
 }
 
-static void on_alloc_fail(struct gt_process *p, json_t *o)
+static void on_alloc_fail(struct gt_process *p, const struct gt_jv *o)
 {
 	struct gt_alloc_fail *a;
 	char *fn = field(o, GT_K_FN);
@@ -585,12 +599,12 @@ static void on_alloc_fail(struct gt_process *p, json_t *o)
 	p->alloc_fails = grow(p->alloc_fails, p->nalloc_fails, sizeof(*a));
 	a = &p->alloc_fails[p->nalloc_fails++];
 	a->fn = fn;
-	a->size = (unsigned long long)json_integer_value(json_object_get(o, GT_K_SIZE));
+	a->size = (unsigned long long)gt_jv_int(gt_jv_get(o, GT_K_SIZE, NULL));
 	a->status = int_of(o, GT_K_STATUS);
 	a->status_name = field(o, GT_K_STATUS_NAME);
 }
 
-static void on_version(struct gt_process *p, json_t *o)
+static void on_version(struct gt_process *p, const struct gt_jv *o)
 {
 	struct gt_version *v;
 	char *lib = field(o, GT_K_LIB), *fn = field(o, GT_K_FN);
@@ -604,22 +618,22 @@ static void on_version(struct gt_process *p, json_t *o)
 	v = &p->versions[p->nversions++];
 	v->lib = lib;
 	v->fn = fn;
-	v->property = json_is_integer(json_object_get(o, GT_K_PROPERTY)) ? int_of(o, GT_K_PROPERTY) : -1;
+	v->property = gt_jv_is_int(gt_jv_get(o, GT_K_PROPERTY, NULL)) ? int_of(o, GT_K_PROPERTY) : -1;
 	v->status = int_of(o, GT_K_STATUS);
-	v->value = json_integer_value(json_object_get(o, GT_K_VALUE));
+	v->value = gt_jv_int(gt_jv_get(o, GT_K_VALUE, NULL));
 }
 
-static int small_int_or(json_t *o, const char *key, int dflt)
+static int small_int_or(const struct gt_jv *o, const char *key, int dflt)
 {
-	json_t *v = json_object_get(o, key);
+	const struct gt_jv *v = gt_jv_get(o, key, NULL);
 
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1000)
+	if (!gt_jv_is_int(v) || gt_jv_int(v) < 0 || gt_jv_int(v) > 1000)
 		return dflt;
-	return (int)json_integer_value(v);
+	return (int)gt_jv_int(v);
 }
 
 /* A device line adds to what earlier lines said of the same device. */
-static void on_device(struct gt_process *p, json_t *o)
+static void on_device(struct gt_process *p, const struct gt_jv *o)
 {
 	struct gt_device *d = NULL;
 	int index = small_int_or(o, GT_K_DEVICE, -1), major, minor;
@@ -647,13 +661,13 @@ static void on_device(struct gt_process *p, json_t *o)
 		d->cc_minor = minor;
 }
 
-static void on_allocs(struct gt_process *p, json_t *o)
+static void on_allocs(struct gt_process *p, const struct gt_jv *o)
 {
 	p->has_allocs = true;
-	p->peak_bytes = json_integer_value(json_object_get(o, GT_K_PEAK_BYTES));
-	p->held_bytes = json_integer_value(json_object_get(o, GT_K_HELD_BYTES));
-	p->failed_allocs = (unsigned long long)json_integer_value(json_object_get(o, GT_K_FAILED));
-	p->partial |= json_is_true(json_object_get(o, GT_K_PARTIAL));
+	p->peak_bytes = gt_jv_int(gt_jv_get(o, GT_K_PEAK_BYTES, NULL));
+	p->held_bytes = gt_jv_int(gt_jv_get(o, GT_K_HELD_BYTES, NULL));
+	p->failed_allocs = (unsigned long long)gt_jv_int(gt_jv_get(o, GT_K_FAILED, NULL));
+	p->partial |= gt_jv_is_true(gt_jv_get(o, GT_K_PARTIAL, NULL));
 }
 
 /* Everything mapped so far in the main namespace came with the program:
@@ -673,7 +687,7 @@ static void mark_startup(struct gt_process *p)
 
 /* The object a global-scope lookup found at exit: its copy can bind the
  * calls of every other object of the namespace. */
-static void on_global(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_global(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
 	char *path = field(o, GT_K_LIB);
 	struct gt_object *ob = path ? find_open_object(p, rd, path) : NULL;
@@ -683,15 +697,15 @@ static void on_global(struct gt_process *p, json_t *o, struct reading *rd)
 	free(path);
 }
 
-static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
+static void on_note(struct gt_process *p, const struct gt_jv *o, struct reading *rd)
 {
-	const char *what = json_string_value(json_object_get(o, GT_K_WHAT));
+	const char *what = gt_jv_str(gt_jv_get(o, GT_K_WHAT, NULL));
 
 	if (!what)
 		return;
 	if (strcmp(what, GT_NOTE_QUERIES_BEGIN) == 0) {
 		rd->in_queries = true;
-		rd->queries_tid = (long)json_integer_value(json_object_get(o, GT_K_TID));
+		rd->queries_tid = (long)gt_jv_int(gt_jv_get(o, GT_K_TID, NULL));
 	} else if (strcmp(what, GT_NOTE_QUERIES_END) == 0) {
 		rd->in_queries = false;
 	} else if (strcmp(what, GT_NOTE_FATAL_SIGNAL) == 0)
@@ -702,31 +716,31 @@ static void on_note(struct gt_process *p, json_t *o, struct reading *rd)
 		mark_startup(p);
 	else if (strcmp(what, GT_NOTE_NO_SEARCH_CUT) == 0)
 		p->no_search_cut = true;
-	else if (strcmp(what, GT_NOTE_SIGNAL_SENT) == 0 && json_is_integer(json_object_get(o, GT_K_TARGET))) {
+	else if (strcmp(what, GT_NOTE_SIGNAL_SENT) == 0 && gt_jv_is_int(gt_jv_get(o, GT_K_TARGET, NULL))) {
 		p->sent = grow(p->sent, p->nsent, sizeof(*p->sent));
-		p->sent[p->nsent].target = (long)json_integer_value(json_object_get(o, GT_K_TARGET));
+		p->sent[p->nsent].target = (long)gt_jv_int(gt_jv_get(o, GT_K_TARGET, NULL));
 		p->sent[p->nsent++].signal = int_of(o, GT_K_SIGNAL);
 	}
 }
 
-static void read_frame(json_t *fo, struct gt_frame *fr)
+static void read_frame(const struct gt_jv *fo, struct gt_frame *fr)
 {
-	json_t *ip = json_object_get(fo, GT_K_IP);
+	const struct gt_jv *ip = gt_jv_get(fo, GT_K_IP, NULL);
 
 	memset(fr, 0, sizeof(*fr));
-	fr->main = json_is_true(json_object_get(fo, GT_K_MAIN));
+	fr->main = gt_jv_is_true(gt_jv_get(fo, GT_K_MAIN, NULL));
 	fr->path = field(fo, GT_K_PATH);
 	fr->known = fr->main || fr->path;
-	fr->off = (unsigned long long)json_integer_value(json_object_get(fo, fr->known ? GT_K_OFF : GT_K_IP));
-	if (!fr->known && !json_is_integer(ip))
+	fr->off = (unsigned long long)gt_jv_int(gt_jv_get(fo, fr->known ? GT_K_OFF : GT_K_IP, NULL));
+	if (!fr->known && !gt_jv_is_int(ip))
 		fr->off = 0;
 }
 
 /* The first crash line only: a second is another thread's fault in a
  * process already dying. */
-static void on_crash(struct gt_process *p, json_t *o)
+static void on_crash(struct gt_process *p, const struct gt_jv *o)
 {
-	json_t *frames = json_object_get(o, GT_K_FRAMES), *fo, *v;
+	const struct gt_jv *frames = gt_jv_get(o, GT_K_FRAMES, NULL), *fo, *v;
 	struct gt_crash *c;
 	size_t i;
 
@@ -735,33 +749,33 @@ static void on_crash(struct gt_process *p, json_t *o)
 	c = p->crash = gt_xcalloc(1, sizeof(*c));
 	c->signal = int_of(o, GT_K_SIGNAL);
 	c->code = int_of(o, GT_K_CODE);
-	v = json_object_get(o, GT_K_ADDR);
-	c->has_addr = json_is_integer(v);
-	c->addr = (unsigned long long)json_integer_value(v);
-	v = json_object_get(o, GT_K_SENDER);
-	c->sender = json_is_integer(v) ? (long)json_integer_value(v) : -1;
-	c->truncated = json_is_true(json_object_get(o, GT_K_FRAMES_TRUNCATED));
-	c->unwind_stopped = json_is_string(json_object_get(o, GT_K_UNWIND));
+	v = gt_jv_get(o, GT_K_ADDR, NULL);
+	c->has_addr = gt_jv_is_int(v);
+	c->addr = (unsigned long long)gt_jv_int(v);
+	v = gt_jv_get(o, GT_K_SENDER, NULL);
+	c->sender = gt_jv_is_int(v) ? (long)gt_jv_int(v) : -1;
+	c->truncated = gt_jv_is_true(gt_jv_get(o, GT_K_FRAMES_TRUNCATED, NULL));
+	c->unwind_stopped = gt_jv_str(gt_jv_get(o, GT_K_UNWIND, NULL)) != NULL;
 	c->t_us = time_of(o);
-	if (!json_is_array(frames) || !json_array_size(frames))
+	if (!gt_jv_len(frames))
 		return;
-	c->frames = gt_xcalloc(json_array_size(frames), sizeof(*c->frames));
-	json_array_foreach(frames, i, fo)
-		if (json_is_object(fo))
+	c->frames = gt_xcalloc(gt_jv_len(frames), sizeof(*c->frames));
+	for (i = 0, fo = gt_jv_first(frames); i < gt_jv_len(frames); i++, fo = gt_jv_next(fo))
+		if (fo->type == GT_JV_OBJECT)
 			read_frame(fo, &c->frames[c->nframes++]);
 }
 
 /* Written by the launcher after the process it started ended. */
 /* The end line: through exit(), or through _exit with its status. */
-static void on_end(struct gt_process *p, json_t *o)
+static void on_end(struct gt_process *p, const struct gt_jv *o)
 {
-	json_t *status = json_object_get(o, GT_K_EXIT_STATUS);
+	const struct gt_jv *status = gt_jv_get(o, GT_K_EXIT_STATUS, NULL);
 
 	p->clean_end = true;
-	p->end_status = json_is_integer(status) ? (int)json_integer_value(status) : -1;
+	p->end_status = gt_jv_is_int(status) ? (int)gt_jv_int(status) : -1;
 }
 
-static void on_reaped(struct gt_process *p, json_t *o)
+static void on_reaped(struct gt_process *p, const struct gt_jv *o)
 {
 	p->reaped = true;
 	p->exit_status = int_of(o, GT_K_EXIT_STATUS);
@@ -770,7 +784,7 @@ static void on_reaped(struct gt_process *p, json_t *o)
 
 
 /* The span of the lines' times, for the report's load timeline. */
-static void take_time(struct gt_process *p, json_t *o)
+static void take_time(struct gt_process *p, const struct gt_jv *o)
 {
 	unsigned long long t = time_of(o);
 
@@ -782,10 +796,28 @@ static void take_time(struct gt_process *p, json_t *o)
 		p->last_us = t;
 }
 
-/* One line, dispatched on its event by the contract's table. */
-static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const char **why)
+/* A header line, a few to a trace: read by jansson again, since the process
+ * keeps its "env" object as jansson's (the renderers print it). The line
+ * parsed already, so jansson takes it. */
+static bool on_header_line(struct gt_process *p, const char *text, size_t len, struct reading *rd,
+			   const char **why)
 {
-	const char *name = json_string_value(json_object_get(o, GT_K_EV));
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	bool ok = json_is_object(o) && header_ok(o, why);
+
+	if (!o)
+		*why = "not a JSON object";
+	if (ok)
+		on_header(p, o, rd);
+	json_decref(o);
+	return ok;
+}
+
+/* One line, dispatched on its event by the contract's table. */
+static bool on_line(struct gt_process *p, const struct gt_jv *o, const char *text, size_t len, struct reading *rd,
+		    const char **why)
+{
+	const char *name = gt_jv_str(gt_jv_get(o, GT_K_EV, NULL));
 	enum gt_event ev = gt_event_from_name(name);
 
 	if (!name) {
@@ -799,9 +831,8 @@ static bool on_line(struct gt_process *p, json_t *o, struct reading *rd, const c
 	take_time(p, o);
 	switch (ev) {
 	case GT_EV_HEADER:
-		if (!header_ok(o, why))
+		if (!on_header_line(p, text, len, rd, why))
 			return false;
-		on_header(p, o, rd);
 		break;
 	case GT_EV_SEARCH: on_search(p, o, rd); break;
 	case GT_EV_OPEN: on_open(p, o, rd); break;
@@ -870,6 +901,7 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 	ssize_t n;
 	long lineno = 0;
 	struct reading rd = { 0 };
+	struct gt_jline jl = { 0 };
 	bool ok = false;
 	const char *why = NULL;
 
@@ -878,9 +910,8 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 	if (!f)
 		return false;
 	while ((n = getline(&line, &cap, f)) > 0) {
-		json_error_t jerr;
 		char *text = line;
-		json_t *o;
+		const struct gt_jv *o;
 
 		lineno++;
 		if (n > MAX_LINE) {
@@ -909,15 +940,12 @@ bool gt_read_trace(const char *path, struct gt_process *p, char *err, size_t err
 			p->last_line_cut = true;
 			break;
 		}
-		o = json_loadb(text, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
-		if (!json_is_object(o)) {
-			json_decref(o);
+		o = gt_jline_parse(&jl, text, (size_t)n);
+		if (!o) {
 			why = "not a JSON object";
 			goto bad;
 		}
-		ok = on_line(p, o, &rd, &why);
-		json_decref(o);
-		if (!ok)
+		if (!on_line(p, o, text, (size_t)n, &rd, &why))
 			goto bad;
 	}
 	if (!rd.seen_header) {
@@ -932,6 +960,7 @@ bad:
 	ok = false;
 out:
 	reading_free(&rd);
+	gt_jline_free(&jl);
 	free(line);
 	fclose(f);
 	return ok;

@@ -1,5 +1,6 @@
 /* Reading trace files into a per-process model of what the loader did.
- * Built on jansson; every line is checked, bad input gives one message. */
+ * Lines parsed by read/json_line.c (jansson for what it does not take);
+ * every line is checked, bad input gives one message. */
 #ifndef GPUTRACE_TRACE_READ_H
 #define GPUTRACE_TRACE_READ_H
 

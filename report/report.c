@@ -92,6 +92,7 @@ static bool add_known(struct gt_report *r, const char *path, uint64_t fp, const 
  * long as the reader accepts a line), where a failure is said. */
 struct loading {
 	struct gt_report *r;
+	bool more_paths;    /* paths to read after this one */
 	char *first;
 	char *err;
 	size_t errcap;
@@ -152,16 +153,19 @@ static void apply_signals_sent(struct gt_report *r)
 }
 
 /* Reads one trace; a process like one already seen joins that group and its
- * trace is let go at once. */
-static bool add_file(struct loading *ld, const char *path)
+ * trace is let go at once. The fingerprint (a pass over the whole file) is
+ * taken only where it can match: a group is there to join, or more traces
+ * follow this one (more). */
+static bool add_file(struct loading *ld, const char *path, bool more)
 {
 	struct gt_report *r = ld->r;
 	struct gt_group *g;
-	bool have_fp;
+	bool have_fp = false;
 	uint64_t fp = 0;
 	size_t i;
 
-	have_fp = gt_trace_fingerprint(path, &fp, ld->first, MAX_HEADER_LINE);
+	if (r->ngroups || more)
+		have_fp = gt_trace_fingerprint(path, &fp, ld->first, MAX_HEADER_LINE);
 	if (have_fp && add_known(r, path, fp, ld->first))
 		return true;
 	g = gt_xcalloc(1, sizeof(*g));
@@ -292,7 +296,7 @@ static bool add_path(struct loading *ld, const char *path)
 	if (!facts_of_folder(ld->r, path, S_ISDIR(st.st_mode), err, errcap))
 		return false;
 	if (!S_ISDIR(st.st_mode))
-		return add_file(ld, path);
+		return add_file(ld, path, ld->more_paths);
 	n = gt_list_traces(path, &files);
 	if (n < 0) {
 		snprintf(err, errcap, "%s: cannot list: %s", path, strerror(errno));
@@ -306,7 +310,7 @@ static bool add_path(struct loading *ld, const char *path)
 		if (holds_no_process(files[i], &why))
 			note_unread(ld->r, files[i], why);
 		else
-			ok = add_file(ld, files[i]);
+			ok = add_file(ld, files[i], i + 1 < n || ld->more_paths);
 	}
 	gt_free_list(files, n);
 	return ok;
@@ -326,8 +330,10 @@ bool gt_report_load_as(struct gt_report *r, char *const *paths, int npaths, enum
 
 	memset(r, 0, sizeof(*r));
 	r->facts = gt_facts_set_new(facts);
-	for (i = 0; i < npaths && ok; i++)
+	for (i = 0; i < npaths && ok; i++) {
+		ld.more_paths = i + 1 < npaths;
 		ok = add_path(&ld, paths[i]);
+	}
 	free(ld.first);
 	return ok;
 }

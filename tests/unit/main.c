@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(sr, printable_suite());
 	srunner_add_suite(sr, markup_suite());
 	srunner_add_suite(sr, trace_read_suite());
+	srunner_add_suite(sr, json_line_suite());
 	srunner_add_suite(sr, model_suite());
 	srunner_add_suite(sr, rules_suite());
 	srunner_add_suite(sr, framework_suite());

@@ -13,6 +13,7 @@ Suite *ldcache_suite(void);
 Suite *printable_suite(void);
 Suite *markup_suite(void);
 Suite *trace_read_suite(void);
+Suite *json_line_suite(void);
 Suite *model_suite(void);
 Suite *rules_suite(void);
 Suite *framework_suite(void);
