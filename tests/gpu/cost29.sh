@@ -23,7 +23,11 @@
 #                             rounds: the end-of-run diagnosis (aim: the package
 #                             part <= 10 ms; the index is made by the first)
 # B=DIR names another build folder (default build-gpu); R, N1, N8 the rounds
-# and pairs (11, 10000000, 1000000), smaller for a quick try.
+# and pairs (11, 10000000, 1000000), smaller for a quick try. ONLY=hooks stops
+# after the hooks' three files; BEFORE=PATH/gputrace adds another build's
+# traced arm to the hooks' rounds (paired.py --also). The fake runtime of the
+# build must be 993b109's or later (a counter per thread): the older one made
+# bare 8-thread calls wait for one shared line (144 ns a call at 8 threads).
 set -u
 cd "$(dirname "$0")/../.."
 B=${B:-build-gpu}
@@ -41,21 +45,26 @@ CC=${CC:-cc}
 mkdir -p "$B/bench"
 $CC -O2 -pthread -o "$B/bench/malloc_loop" bench/malloc_loop.c -L"$B/fixtures/cuda-13/lib64" \
 	-l:libcudart.so.13 -Wl,-rpath,"$B/fixtures/cuda-13/lib64" || exit 1
-$CC -O2 -o "$B/bench/loaded_again" bench/loaded_again.c -ldl || exit 1
-LIBS="$B/bench/load300" COUNT=3000 CC=$CC sh bench/gen_load_libs.sh || exit 1
 echo "host: $(uname -srm), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
 
+ALSO=${BEFORE:+--also=before=$BEFORE}
 LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_call \
-	--extra ns_per_call --rounds "$R" \
+	--extra ns_per_call --rounds "$R" $ALSO \
 	--gputrace "$B/gputrace" --label "malloc_loop 10M pairs, 1 thread" \
 	-- "$B/bench/malloc_loop" "$N1" 1 >"$OUT/hooks-1.txt" 2>&1
 LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_call \
-	--extra ns_per_call --extra loop_ns \
+	--extra ns_per_call --extra loop_ns $ALSO \
 	--rounds "$R" --gputrace "$B/gputrace" --label "malloc_loop 8 threads x 1M pairs" \
 	-- "$B/bench/malloc_loop" "$N8" 8 >"$OUT/hooks-8.txt" 2>&1
 LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_call --rounds 1 \
 	--warmup 0 --calls --gputrace "$B/gputrace" --label "8 x 1M pairs: exact counts" \
 	-- "$B/bench/malloc_loop" 1000000 8 >"$OUT/hooks-counts.txt" 2>&1
+if [ "${ONLY:-}" = hooks ]; then
+	tail -n +1 "$OUT"/hooks-1.txt "$OUT"/hooks-8.txt "$OUT"/hooks-counts.txt | grep -v "^command\|^rounds"
+	exit 0
+fi
+$CC -O2 -o "$B/bench/loaded_again" bench/loaded_again.c -ldl || exit 1
+LIBS="$B/bench/load300" COUNT=3000 CC=$CC sh bench/gen_load_libs.sh || exit 1
 "$PY" bench/paired.py --metric ms_per_op --rounds "$R" --gputrace "$B/gputrace" \
 	--label "loaded_again: 3,000 loaded" \
 	-- "$B/bench/loaded_again" "$B/bench/load300" 3000 20 >"$OUT/loaded-again.txt" 2>&1
