@@ -3,7 +3,7 @@
 (LD_TRACE_LOADED_OBJECTS=1 ld.so FILE), `ldd FILE` and, with --also, another
 build of gputrace (issue 33: aim <= 3 ms a file).
 
-    scan_for.py [--files 300] [--rounds 3] [--also NAME=GPUTRACE] GPUTRACE TREE...
+    scan_for.py [--files 300] [--rounds 3] [--also NAME=GPUTRACE] [--floor] GPUTRACE TREE...
 
 Picks --files dynamic ELF files at random (seed 33) under the trees (as
 tests/difftest/difftest.py finds them). Each round runs every arm once on
@@ -12,7 +12,10 @@ time in an arm is its median over the rounds, and the figures are the
 medians (and 90th percentiles) over the files, of wall time
 (time.perf_counter around subprocess.run) and of CPU time (the child's
 user + system time, which the other work on a shared machine disturbs less).
-Python standard library only; asserts nothing.
+--floor adds each build's `gputrace --version` as an arm (run beside the
+others, once per file and round): the cost of starting the process, so that
+scan --for's own work is the difference. Python standard library only;
+asserts nothing.
 """
 import argparse
 import os
@@ -49,6 +52,7 @@ def main():
     ap.add_argument("--files", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--also", action="append", default=[], help="NAME=GPUTRACE: another build's scan --for")
+    ap.add_argument("--floor", action="store_true", help="also each build's gputrace --version")
     ap.add_argument("gputrace")
     ap.add_argument("trees", nargs="+")
     a = ap.parse_args()
@@ -59,9 +63,14 @@ def main():
     arms = [("scan --for", lambda f: ([a.gputrace, "scan", "--for", f, "--json"], env)),
             ("ld.so (ldd's way)", lambda f: ([RTLD, f], trace_env)),
             ("ldd", lambda f: (["ldd", f], env))]
+    builds = [("", a.gputrace)]
     for spec in a.also:
         name, path = spec.rsplit("=", 1)
         arms.append((name, lambda f, p=path: ([p, "scan", "--for", f, "--json"], env)))
+        builds.append((name + ", ", path))
+    if a.floor:
+        for name, path in builds:
+            arms.append((name + "--version", lambda f, p=path: ([p, "--version"], env)))
     times = {n: {f: [] for f in files} for n, _ in arms}
     for rnd in range(a.rounds + 1):
         for i, f in enumerate(files):
@@ -72,11 +81,11 @@ def main():
                     times[name][f].append((w, c))
     print("scan --for: %d files under %s, %d rounds (+1 warm-up), medians over files of each file's median" %
           (len(files), " ".join(a.trees), a.rounds))
-    print("%-22s %10s %10s %10s %10s" % ("arm", "wall ms", "wall p90", "cpu ms", "cpu p90"))
+    print("%-28s %10s %10s %10s %10s" % ("arm", "wall ms", "wall p90", "cpu ms", "cpu p90"))
     for name, _ in arms:
         wall = [statistics.median(w for w, _ in v) for v in times[name].values()]
         cpu = [statistics.median(c for _, c in v) for v in times[name].values()]
-        print("%-22s %10.2f %10.2f %10.2f %10.2f" % (name, statistics.median(wall), pct(wall, 0.9),
+        print("%-28s %10.2f %10.2f %10.2f %10.2f" % (name, statistics.median(wall), pct(wall, 0.9),
                                                      statistics.median(cpu), pct(cpu, 0.9)))
 
 
