@@ -1034,10 +1034,10 @@ static void index_objects(struct gt_proc_model *m)
 	qsort(m->objects_by_path, m->nobjects_by_path, sizeof(*m->objects_by_path), by_object_path);
 }
 
-const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const char *path)
+const size_t *gt_model_objects_at(const struct gt_proc_model *m, const char *path, size_t *n)
 {
 	const struct gt_object *v = m->proc->objects;
-	size_t lo = 0, hi = m->nobjects_by_path, mid;
+	size_t lo = 0, hi = m->nobjects_by_path, mid, end;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -1046,8 +1046,18 @@ const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const 
 		else
 			hi = mid;
 	}
-	return lo < m->nobjects_by_path && strcmp(v[m->objects_by_path[lo]].path, path) == 0
-		       ? &v[m->objects_by_path[lo]] : NULL;
+	for (end = lo; end < m->nobjects_by_path && strcmp(v[m->objects_by_path[end]].path, path) == 0; end++)
+		;
+	*n = end - lo;
+	return m->objects_by_path + lo;
+}
+
+const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const char *path)
+{
+	size_t n;
+	const size_t *at = gt_model_objects_at(m, path, &n);
+
+	return n ? &m->proc->objects[at[0]] : NULL;
 }
 
 const char *gt_model_preloaded_root(const struct gt_proc_model *m, const struct gt_lib *l)

@@ -108,6 +108,9 @@ void gt_format_cudnn_version(long v, char *out, size_t cap);
 
 /* The first object of the trace at path, or NULL: by bisection. */
 const struct gt_object *gt_model_object_at(const struct gt_proc_model *m, const char *path);
+/* All the objects at path, in trace order: *n indexes into the trace's
+ * objects (m->proc->objects). */
+const size_t *gt_model_objects_at(const struct gt_proc_model *m, const char *path, size_t *n);
 /* How many copies of a family the process holds. */
 size_t gt_model_copies_of(const struct gt_proc_model *m, const char *family);
 /* The mechanism that put a library where the loader took it, as a fix names
