@@ -143,8 +143,10 @@ static bool fast_int(struct fast *f, const char *key)
 			return false;
 		p++;
 	} else {
+		/* digits past the limit are counted, not added: no overflow */
 		for (; p < f->end && *p >= '0' && *p <= '9'; p++, digits++)
-			n = n * 10 + (*p - '0');
+			if (digits < FAST_MAX_DIGITS)
+				n = n * 10 + (*p - '0');
 		if (digits > FAST_MAX_DIGITS)
 			return false;
 	}
