@@ -330,7 +330,10 @@ void preload_stats_free(uintptr_t ptr)
 
 /* The thread's block when its calls of fn may take the fast path, else NULL.
  * A plain read of a thread-local pointer and of a word of the thread's own
- * block: no shared line, no locked instruction. */
+ * block: no shared line, no locked instruction. The fast path raises no
+ * re-entrancy flag: a hooked call made by a signal handler that interrupted
+ * this thread's own fast path (CUDA is not async-signal-safe) could lose
+ * one count or the bytes of one allocation, never more. */
 static inline struct thread_counts *fast_block(enum gt_hooked_fn fn, int status)
 {
 	struct thread_counts *b = my_block;
