@@ -13,6 +13,7 @@
 #include "read/fingerprint.h"
 #include "rules/fix_command.h"
 #include "rules/rules.h"
+#include "rules/shown_path.h"
 #include "host/package.h"
 #include "common/xalloc.h"
 #include "gputrace/trace_format.h"
@@ -360,6 +361,9 @@ void gt_report_analyse(struct gt_report *r)
 	rule_fork_after_init_parents(r->groups, r->ngroups, &r->findings);
 	rule_divergent_processes(r->groups, r->ngroups, &r->findings);
 	rule_missing_ranks(r->groups, r->ngroups, &r->findings);
+	/* Once every rule has matched the loader's names: what a finding says
+	 * names real folders, without `..` (rules/shown_path.h, issue 28). */
+	gt_findings_show_paths(&r->findings);
 	asked_by_commands(&r->findings);
 	/* After the rules, so that their questions count too: the tally is
 	 * what the renderers say of the facts. */

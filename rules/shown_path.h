@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct gt_host_facts;
+struct gt_findings;
 
 /* `/a/b/../c/./d//e` as `/a/c/d/e`, in place, without looking at the disk:
  * for a folder the host cannot resolve. Only an absolute path is changed. */
@@ -23,5 +24,18 @@ void gt_shown_path(struct gt_host_facts *f, const char *path, char *out, size_t 
  * no link, or is not there. shown is gt_shown_path's answer for path. */
 void gt_shown_link_target(struct gt_host_facts *f, const char *path, const char *shown, char *out,
 			  size_t cap);
+
+/* text with each absolute path in it that holds `.`, `..` or `//` written
+ * as gt_shown_path writes it (f may be NULL: lexically); malloc'd. A path
+ * starts a word (or follows '(', '=', ':', ',', a quote or '[') and ends
+ * at a space, a quote, ')', ']', ',', ';' or ':'. */
+char *gt_shown_paths_in(struct gt_host_facts *f, const char *text);
+
+/* Every finding's words (summary, fix, each evidence item's "what") and
+ * the evidence's path values that name no object of the trace (good_copy,
+ * other_major, other_path), shown so; once, after all rules ran. The keys
+ * that name the trace's objects (path, requester, consumer ...) keep the
+ * loader's names: pictures and later rules match them to the model. */
+void gt_findings_show_paths(struct gt_findings *fs);
 
 #endif

@@ -164,6 +164,13 @@ class AlreadyLoaded(unittest.TestCase):
         for text in shown:
             for bad in ("/../", "/./", "//"):
                 self.assertNotIn(bad, text)
+        # Every finding's words, whatever rule wrote them (the shared pass
+        # after the rules: report/report.c, rules/shown_path.c).
+        every = report_json(run.outdir)["findings"]
+        self.assertGreater(len(every), 1, [x["id"] for x in every])
+        for x in every:
+            for text in [x["summary"], x["fix"]] + [e["what"] for e in x["evidence"]]:
+                self.assertNotIn("/../", text, x["id"])
         # The loader's own name of the older copy keeps its `..` where the
         # JSON names the object (processes' libraries, evidence "path").
         self.assertIn("/other/../old/", f["evidence"][0]["path"])

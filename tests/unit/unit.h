@@ -24,4 +24,5 @@ Suite *fix_json_suite(void);
 Suite *redact_suite(void);
 Suite *svg_layout_suite(void);
 Suite *scan_driver_suite(void);
+Suite *shown_path_suite(void);
 #endif
