@@ -406,9 +406,16 @@ static void write_mapped(struct gt_sink *s, const char *line, size_t len)
 	copy_in(s, off, line, len);
 }
 
+/* How long a writer waits for the trim at exit to end. Bounded: the writer
+ * may be a signal handler on top of the very trim it waits for (a pool's
+ * SIGTERM reaching a worker inside _exit's end of trace: the fatal-signal
+ * note waited forever, the worker spun in sched_yield and the pool's join
+ * hung; seen on the H200, 5 runs of 8). Then the line is dropped. */
+#define TRIM_WAIT_YIELDS 10000
+
 void gt_sink_write(struct gt_sink *s, const char *line, size_t len)
 {
-	int saved = errno, mode;
+	int saved = errno, mode, waits = 0;
 
 	/* A fork child before it opened its own file (the caller should have
 	 * asked gt_trace_ready): nothing of the parent's is written, nor
@@ -424,6 +431,10 @@ void gt_sink_write(struct gt_sink *s, const char *line, size_t len)
 		__atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
 		if (mode != GT_SINK_TRIMMING)
 			break;
+		if (++waits == TRIM_WAIT_YIELDS) {
+			errno = saved;
+			return;
+		}
 		sched_yield();
 	}
 	if (mode == GT_SINK_WRITE && s->fd >= 0)

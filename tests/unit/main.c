@@ -31,6 +31,7 @@ int main(void)
 	srunner_add_suite(sr, svg_layout_suite());
 	srunner_add_suite(sr, scan_driver_suite());
 	srunner_add_suite(sr, shown_path_suite());
+	srunner_add_suite(sr, sink_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

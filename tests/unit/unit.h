@@ -25,4 +25,5 @@ Suite *redact_suite(void);
 Suite *svg_layout_suite(void);
 Suite *scan_driver_suite(void);
 Suite *shown_path_suite(void);
+Suite *sink_suite(void);
 #endif
