@@ -53,14 +53,34 @@ static void pattern_var(const char *pat, char *var, size_t cap)
 		snprintf(var, cap, "%.*s", (int)(slash - pat - 1), pat + 1);
 }
 
+/* The entry-th non-empty entry of a ':' list: its start and length. */
+static bool list_entry(const char *list, size_t entry, const char **start, size_t *len)
+{
+	const char *p = list, *end;
+	size_t k = 0;
+
+	for (;; p = end + 1) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		if (end > p && k++ == entry) {
+			*start = p;
+			*len = (size_t)(end - p);
+			return true;
+		}
+		if (!*end)
+			return false;
+	}
+}
+
 /* Expands "$VAR/rest" with the traced process's environment. A CUDA_HOME
  * or CUDA_PATH holding a list gives one expansion per non-empty entry
  * (entry = 0, 1, ...); false past the last. */
 static bool expand_entry(const struct gt_process *p, const char *pat, size_t entry, char *out, size_t cap)
 {
-	const char *val, *start, *end;
+	const char *val, *start;
 	char var[64];
-	size_t k = 0;
+	size_t len;
 
 	pattern_var(pat, var, sizeof(var));
 	if (!var[0])
@@ -70,15 +90,8 @@ static bool expand_entry(const struct gt_process *p, const char *pat, size_t ent
 		return false;
 	if (!is_folder_list_var(var))
 		return entry == 0 && (size_t)snprintf(out, cap, "%s%s", val, strchr(pat, '/')) < cap;
-	for (start = val; ; start = end + 1) {
-		end = strchr(start, ':');
-		if (!end)
-			end = start + strlen(start);
-		if (end > start && k++ == entry)
-			return (size_t)snprintf(out, cap, "%.*s%s", (int)(end - start), start, strchr(pat, '/')) < cap;
-		if (!*end)
-			return false;
-	}
+	return list_entry(val, entry, &start, &len) &&
+	       (size_t)snprintf(out, cap, "%.*s%s", (int)len, start, strchr(pat, '/')) < cap;
 }
 
 static bool expand(const struct gt_process *p, const char *pat, char *out, size_t cap)
@@ -202,22 +215,15 @@ static bool copy_elsewhere(const struct gt_proc_model *m, const struct gt_search
 static bool list_entry_holding(const struct gt_process *p, const char *var, const char *copy, char *out,
 			       size_t cap)
 {
-	const char *val = gt_process_env(p, var), *start, *end;
+	const char *val = gt_process_env(p, var), *start;
+	size_t entry, len;
 
 	if (!val || !strchr(val, ':'))
 		return false;
-	for (start = val; ; start = end + 1) {
-		size_t len;
-
-		end = strchr(start, ':');
-		if (!end)
-			end = start + strlen(start);
-		len = (size_t)(end - start);
-		if (len && strncmp(copy, start, len) == 0 && copy[len] == '/')
+	for (entry = 0; list_entry(val, entry, &start, &len); entry++)
+		if (strncmp(copy, start, len) == 0 && copy[len] == '/')
 			return (size_t)snprintf(out, cap, "%.*s", (int)len, start) < cap;
-		if (!*end)
-			return false;
-	}
+	return false;
 }
 
 /* A file of another major of the library in folder: libcudnn.so.9* where
