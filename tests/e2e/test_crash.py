@@ -171,7 +171,11 @@ class Reports(unittest.TestCase):
         self.assertEqual(line["addr"], 91900)  # the 9.19 front's release number, read as a pointer
 
     def test_the_same_program_with_its_own_graph_library_is_healthy(self):
-        env = {"LD_LIBRARY_PATH": os.path.join(FIX, "driver")}
+        # The front needs libcudart.so.13: the wheel's own fake, not whatever
+        # the host's ld.so.cache lists (here the real CUDA 13.0; on a fresh
+        # Debian nothing, and the bare run failed: make check-fresh).
+        env = {"LD_LIBRARY_PATH": "%s:%s" % (os.path.join(FIX, "site-packages/nvidia/cuda_runtime/lib"),
+                                             os.path.join(FIX, "driver"))}
         bare = run_bare([SC_CRASH, "cudnn"], env=env)
         self.assertEqual(bare.returncode, 0, bare.stderr)
         run = run_traced([SC_CRASH, "cudnn"], env=env, opts=("-q",))
