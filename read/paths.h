@@ -20,4 +20,9 @@ void gt_tried_folder(const char *path, char *out, size_t cap);
  * folded into it (the places a user would name; the paths are s->ntries). */
 size_t gt_search_places(const struct gt_search *s);
 
+/* `/a/b/../c/./d//e` as `/a/c/d/e`, in place, without looking at the disk:
+ * for a folder the host cannot resolve. Only an absolute path is changed.
+ * Shared by the rules' shown paths and the renderers' folded text. */
+void gt_path_lexical_clean(char *path);
+
 #endif

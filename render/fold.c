@@ -3,47 +3,24 @@
 #define _GNU_SOURCE
 #include "render/fold.h"
 
+#include "read/paths.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 void gt_normalise_path(char *path)
 {
-	size_t len = strlen(path), o = 0;
+	size_t len = strlen(path);
 	bool trailing = len > 1 && path[len - 1] == '/';
-	char *out, *p = path;
 
-	if (path[0] != '/')
-		return;
-	out = malloc(len + 2);
-	if (!out)
-		abort();
-	/* out[0..o) is the normalised prefix: "/a/b" with no '/' at its end */
-	while (*p) {
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		if (!n)
-			break;
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;           /* the '/' before the dropped component */
-		} else if (!(n == 1 && p[0] == '.')) {
-			out[o++] = '/';
-			memcpy(out + o, p, n);
-			o += n;
-		}
-		p += n;
+	gt_path_lexical_clean(path);
+	/* a folder keeps its final '/' (the cleaned path is shorter by it at least) */
+	len = strlen(path);
+	if (trailing && path[0] == '/' && len > 1) {
+		path[len] = '/';
+		path[len + 1] = 0;
 	}
-	if (!o || trailing)
-		out[o++] = '/';
-	out[o] = 0;
-	memcpy(path, out, o + 1);
-	free(out);
 }
 
 static bool path_may_start(const char *text, const char *at)

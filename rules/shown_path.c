@@ -16,36 +16,6 @@
 #include "rules/findings.h"
 #include "read/model.h"
 
-void gt_path_lexical_clean(char *path)
-{
-	char *in = path, *out = path;
-
-	if (path[0] != '/')
-		return;
-	/* out[0..) holds "/a/b" with no '/' at its end; in reads ahead of it */
-	while (*in) {
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		n = strcspn(in, "/");
-		if (!n)
-			break;
-		if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > path && *--out != '/')
-				;
-		} else if (!(n == 1 && in[0] == '.')) {
-			*out++ = '/';
-			memmove(out, in, n);
-			out += n;
-		}
-		in += n;
-	}
-	if (out == path)
-		*out++ = '/';
-	*out = 0;
-}
-
 void gt_shown_path(struct gt_host_facts *f, const char *path, char *out, size_t cap)
 {
 	char folder[PATH_MAX], real[PATH_MAX];

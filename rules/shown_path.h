@@ -7,12 +7,10 @@
 
 #include <stddef.h>
 
+#include "read/paths.h"  /* gt_path_lexical_clean: the folder cleaned without the disk */
+
 struct gt_host_facts;
 struct gt_findings;
-
-/* `/a/b/../c/./d//e` as `/a/c/d/e`, in place, without looking at the disk:
- * for a folder the host cannot resolve. Only an absolute path is changed. */
-void gt_path_lexical_clean(char *path);
 
 /* path's real folder (its symlinks and `..` resolved, as facts know it)
  * and its own name; its folder cleaned lexically where facts know none. */
