@@ -23,6 +23,11 @@ const char *gt_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+bool gt_is_ctypes(const char *path)
+{
+	return path && strncmp(gt_base_name(path), "_ctypes.", 8) == 0;
+}
+
 /* "searched /lib/x86_64-linux-gnu" says it, not each hwcaps subfolder. */
 void gt_tried_folder(const char *path, char *out, size_t cap)
 {

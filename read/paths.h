@@ -4,6 +4,7 @@
 #ifndef GPUTRACE_PATHS_H
 #define GPUTRACE_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct gt_search;
@@ -12,6 +13,9 @@ struct gt_search;
  * has none), and its last component. */
 void gt_folder_of(const char *path, char *out, size_t cap);
 const char *gt_base_name(const char *path);
+/* Is path Python's ctypes module (_ctypes.cpython-312-...so)? A dlopen it
+ * makes is a ctypes.CDLL call of Python code, not a need of the file. */
+bool gt_is_ctypes(const char *path);
 
 /* The folder a tried candidate was in, without the hwcaps and tls
  * subfolders the loader tries inside each folder. */

@@ -53,16 +53,22 @@ static void counts(const struct gt_report *r, size_t *errors, size_t *warnings)
 	}
 }
 
-/* The verdict: NOT OK / works, with warnings / all clear, and the ids of
- * the worst severity, as the text report's first line says it. */
+/* The verdict: NOT OK / works, with warnings / failed without a certain
+ * cause / all clear, and the ids of the worst severity, as the text
+ * report's first line says it. */
 static void verdict(FILE *f, const struct gt_report *r)
 {
 	size_t errors, warnings, i, k, shown = 0;
 	enum gt_severity want;
+	bool failed = false;
 
 	counts(r, &errors, &warnings);
 	want = errors ? GT_SEV_ERROR : GT_SEV_WARNING;
-	fprintf(f, "# gputrace: %s", errors ? "NOT OK" : warnings ? "works, with warnings" : "no error found");
+	for (i = 0; i < r->ngroups; i++)
+		failed |= gt_model_failed(&r->groups[i]->model);
+	fprintf(f, "# gputrace: %s", errors ? "NOT OK" : failed && warnings ? "a process failed; no certain CUDA "
+		"library cause, warnings" : failed ? "a process failed, no CUDA library cause found" :
+		warnings ? "works, with warnings" : "no error found");
 	for (i = 0; i < r->findings.n && (errors || warnings); i++) {
 		for (k = 0; k < i && (r->findings.v[k].id != r->findings.v[i].id || r->findings.v[k].severity != want);
 		     k++)

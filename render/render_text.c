@@ -532,7 +532,10 @@ static void verdict_words(FILE *f, const struct gt_report *r, size_t errors, siz
 		libs += r->groups[i]->model.nlibs;
 	}
 	if (errors || warnings) {
-		fprintf(f, ": %s (", errors ? "NOT OK" : "works, with warnings");
+		/* "works" only of a run that worked: a failed one with warnings
+		 * only has no certain cause (the brief: never all clear). */
+		fprintf(f, ": %s (", errors ? "NOT OK" : failed ? "a process failed; no certain CUDA library "
+			"cause, warnings" : "works, with warnings");
 		for (i = 0; i < r->findings.n; i++) {
 			const struct gt_finding *x = &r->findings.v[i];
 

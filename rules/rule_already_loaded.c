@@ -69,7 +69,7 @@ static void owner_of(struct gt_host_facts *facts, const char *path, char *out, s
 	struct host_package pk;
 	char dir[PATH_MAX];
 
-	if (path && strncmp(gt_base_name(path), "_ctypes.", 8) == 0)
+	if (gt_is_ctypes(path))
 		snprintf(out, cap, "a ctypes.CDLL call of the program");
 	else if (path && gt_facts_package(facts, path, &pk) && pk.name[0])
 		snprintf(out, cap, "%s %s", pk.name, pk.version);

@@ -650,6 +650,29 @@ static void nccl_net_plugin(const struct gt_proc_model *m, const struct gt_searc
 	}
 }
 
+/* The fix when only another major is here. A ctypes.CDLL call is the
+ * choice of the Python code that made it (numba-cuda asks for
+ * libcudart.so.12 before .13), not a need of Python's _ctypes module: the
+ * fix names the call, never "_ctypes was built for". */
+static void other_major_fix(const struct gt_search *s, const struct gt_family_info *fi, const char *other_path,
+			    char *fix, size_t cap)
+{
+	const char *hint = strcmp(fi->family, "cudnn") == 0 ? " (the nvidia-cudnn wheel or the cudnn package of "
+							      "that major for your CUDA)" : "";
+	int major = gt_version_major(fi->version);
+
+	if (gt_is_ctypes(s->requester))
+		snprintf(fix, cap, "A ctypes.CDLL call of the program's Python code asked for %s %d; this host has "
+			 "another major (%s). If the process needed it, install %s %d%s, or the build of the "
+			 "Python package that made the call for the major that is here.", fi->family, major,
+			 other_path, fi->family, major, hint);
+	else
+		snprintf(fix, cap, "%s was built for %s %d; this host has another major (%s). Install %s %d beside "
+			 "it%s, or install a build of %s for the major that is here.",
+			 s->requester ? s->requester : "The program", fi->family, major, other_path, fi->family, major,
+			 hint, s->requester ? s->requester : "the program");
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -709,13 +732,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "puts %s where %s looks.", copy, s->name,
 				 s->requester ? s->requester : "the program");
 		else if (other)
-			snprintf(fix, sizeof(fix),
-				 "%s was built for %s %d; this host has another major (%s). Install %s %d "
-				 "beside it (for cuDNN, the nvidia-cudnn wheel or the cudnn package of that "
-				 "major for your CUDA), or install a build of %s for the major that is here.",
-				 s->requester ? s->requester : "The program", fi.family,
-				 gt_version_major(fi.version), other_path, fi.family, gt_version_major(fi.version),
-				 s->requester ? s->requester : "the program");
+			other_major_fix(s, &fi, other_path, fix, sizeof(fix));
 		else
 			snprintf(fix, sizeof(fix),
 				 "Install the library that provides %s%s, or add the folder holding it to "

@@ -5,10 +5,11 @@ import json
 import os
 import signal
 import subprocess
+import tarfile
 import tempfile
 import unittest
 
-from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, cleanup, run_bare, run_traced
+from tests.e2e.gtlib import FIX, GPUTRACE, PROGS, cleanup, run_bare, run_traced, unfold
 
 LOAD_AND_DIE = os.path.join(PROGS, "load_and_die")
 TEARDOWN_CUDART = os.path.join(FIX, "teardown", "libcudart.so.13.0.96")
@@ -301,6 +302,48 @@ class FailedIsNeverQuiet(unittest.TestCase):
         self.assertIn("failed, no cause found", page)
         self.assertIn("No finding, but a process failed", page)
         self.assertNotIn("these processes loaded are consistent", page)
+
+
+class FailedWithWarningsDoesNotWork(unittest.TestCase):
+    """Found on the H200 (bench/results/gpu-s39/matrix.log, case numba):
+    numba-cuda's ctypes probe asked for libcudart.so.12 and
+    libnvJitLink.so.12, took the wheels' .13, and the run then died of an
+    unrelated numpy AttributeError (exit 1). The first line said "works,
+    with warnings" of a failed run, and the fix said "_ctypes...so was built
+    for cudart 12" (Python's ctypes module asks for whatever Python code
+    names). Reproduced with the same names through /usr/bin/python3's
+    ctypes: a probe of the absent .so.12, the fixture's .so.13 by path, then
+    the same AttributeError."""
+
+    SCRIPT = ("import ctypes, sys\n"
+              "try:\n    ctypes.CDLL('libcudart.so.12')\nexcept OSError:\n    pass\n"
+              "ctypes.CDLL(sys.argv[1])\n"
+              "raise AttributeError(\"module 'numpy' has no attribute 'row_stack'\")\n")
+
+    def test_verdict_and_fix(self):
+        cudart13 = os.path.join(FIX, "cuda-13", "lib64", "libcudart.so.13")
+        run = run_traced(["/usr/bin/python3", "-c", self.SCRIPT, cudart13], opts=("-q",),
+                         env={"LD_LIBRARY_PATH": ""})
+        self.addCleanup(cleanup, run)
+        self.assertEqual(run.proc.returncode, 1, run.proc.stderr)
+        p = subprocess.run([GPUTRACE, "report", run.outdir], capture_output=True, text=True, timeout=120)
+        first = unfold(p.stdout).splitlines()[0]
+        self.assertNotIn("works", first)
+        self.assertIn("a process failed; no certain CUDA library cause, warnings (library-not-found)", first)
+        rc, doc = report_json(run.outdir)
+        (f,) = [f for f in doc["findings"] if f["id"] == "library-not-found"]
+        self.assertEqual(f["severity"], "warning")  # a probe answered by .13, in a run that failed
+        self.assertTrue(f["fix"].startswith("A ctypes.CDLL call of the program's Python code asked for "
+                                            "cudart 12"), f["fix"])
+        self.assertNotIn("was built for", f["fix"])
+        self.assertNotIn("cuDNN", f["fix"])  # the cuDNN hint is for cuDNN only
+        tar = os.path.join(run.outdir, "b.tar.gz")
+        b = subprocess.run([GPUTRACE, "bundle", "-o", tar, run.outdir], capture_output=True, timeout=120)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        with tarfile.open(tar) as t:
+            md = t.extractfile("gputrace-bundle/SUMMARY.md").read().decode()
+        self.assertTrue(md.startswith("# gputrace: a process failed; no certain CUDA library cause, "
+                                      "warnings (`library-not-found`)"), md[:200])
 
 
 class QuietMeansQuiet(unittest.TestCase):
