@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/trace_file.h"
@@ -82,6 +83,66 @@ static bool may_ask(const struct gt_host_facts *f)
  * asked): callers take that as "no such fact". */
 typedef json_t *(*asker)(struct gt_host_facts *f, const void *ctx);
 
+/* GPUTRACE_FACTS_PROFILE=1: how many questions of each section this host
+ * was asked and the time they took, on stderr at exit. For finding where a
+ * live diagnosis spends its time on a machine without perf or strace (the
+ * GPU host); bench/README.md says how it is used. */
+#define PROFILE_SECTIONS 24
+static struct {
+	const char *sec;
+	unsigned long n;
+	unsigned long long ns;
+} profile[PROFILE_SECTIONS];
+static int profile_state;  /* 0 unknown, 1 on, 2 off */
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void profile_print(void)
+{
+	int i;
+
+	for (i = 0; i < PROFILE_SECTIONS && profile[i].sec; i++)
+		fprintf(stderr, "gputrace facts profile: %-14s %6lu asked %9.3f ms\n", profile[i].sec, profile[i].n,
+			(double)profile[i].ns / 1e6);
+}
+
+static bool profile_on(void)
+{
+	const char *v;
+
+	if (!profile_state) {
+		v = getenv("GPUTRACE_FACTS_PROFILE");
+		profile_state = v && *v && strcmp(v, "0") ? 1 : 2;
+		if (profile_state == 1)
+			atexit(profile_print);
+	}
+	return profile_state == 1;
+}
+
+/* Sections are string literals: one slot each, found by address. Nested
+ * questions (an elf answer that asks real paths) count in both. */
+static json_t *timed_ask(struct gt_host_facts *f, const char *sec, asker ask, const void *ctx)
+{
+	unsigned long long t0 = now_ns();
+	json_t *have = ask(f, ctx);
+	int i;
+
+	for (i = 0; i < PROFILE_SECTIONS && profile[i].sec && strcmp(profile[i].sec, sec); i++)
+		;
+	if (i < PROFILE_SECTIONS) {
+		profile[i].sec = sec;
+		profile[i].n++;
+		profile[i].ns += now_ns() - t0;
+	}
+	return have;
+}
+
 static json_t *answer(struct gt_host_facts *f, const char *sec, const char *key, asker ask, const void *ctx)
 {
 	json_t *have = json_object_get(section(f->asked, sec), key), *rec;
@@ -98,7 +159,10 @@ static json_t *answer(struct gt_host_facts *f, const char *sec, const char *key,
 		return NULL;
 	}
 	f->tally.asked++;
-	have = ask(f, ctx);
+	if (profile_on())
+		have = timed_ask(f, sec, ask, ctx);
+	else
+		have = ask(f, ctx);
 	json_object_set_new(section(f->asked, sec), key, have);
 	return have;
 }

@@ -32,6 +32,8 @@ struct host_needs {
  * distribution is installed beside it (the extra was asked for). */
 bool host_framework_needs(const char *lib_path, struct host_needs *out);
 void host_needs_free(struct host_needs *needs);
+/* Forget the installs read (host_framework_needs reads each install once). */
+void host_framework_cache_free(void);
 
 enum host_verdict { HOST_UNKNOWN, HOST_MET, HOST_UNMET };
 /* Does version satisfy every comma-separated specifier of spec (==, ===, !=,

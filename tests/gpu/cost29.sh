@@ -19,12 +19,13 @@
 #   torch-import.txt          python3 -c 'import torch' bare, with the library
 #                             alone, and gputrace -q -o DIR, 11 rotating rounds
 #                             (aim: -o / bare <= 1.01, library alone within noise)
-#   report-torch.txt          gputrace report of one traced import torch, 11
-#                             rounds: the end-of-run diagnosis (aim: the package
-#                             part <= 10 ms; the index is made by the first)
+#   report-torch.txt          the end-of-run diagnosis of one traced import torch
+#                             (aim <= 10 ms): live (asking the host, as at the
+#                             end of a run), recorded (a later report, reading
+#                             the facts file) and the process start alone
 # B=DIR names another build folder (default build-gpu); R, N1, N8 the rounds
-# and pairs (11, 10000000, 1000000), smaller for a quick try. ONLY=hooks stops
-# after the hooks' three files; BEFORE=PATH/gputrace adds another build's
+# and pairs (11, 10000000, 1000000), smaller for a quick try; RT the rounds of
+# import torch (R). ONLY="hooks again torch report" (the default: all) picks parts; BEFORE=PATH/gputrace adds another build's
 # traced arm to the hooks' rounds (paired.py --also). The fake runtime of the
 # build must be 993b109's or later (a counter per thread): the older one made
 # bare 8-thread calls wait for one shared line (144 ns a call at 8 threads).
@@ -43,10 +44,12 @@ done
 B=$(cd "$B" && pwd)
 CC=${CC:-cc}
 mkdir -p "$B/bench"
+echo "host: $(uname -srm), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
+want() { case " ${ONLY:-hooks again torch report} " in *" $1 "*) return 0;; esac; return 1; }
+
+if want hooks; then
 $CC -O2 -pthread -o "$B/bench/malloc_loop" bench/malloc_loop.c -L"$B/fixtures/cuda-13/lib64" \
 	-l:libcudart.so.13 -Wl,-rpath,"$B/fixtures/cuda-13/lib64" || exit 1
-echo "host: $(uname -srm), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
-
 ALSO=${BEFORE:+--also=before=$BEFORE}
 LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_call \
 	--extra ns_per_call --rounds "$R" $ALSO \
@@ -59,24 +62,40 @@ LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_c
 LD_LIBRARY_PATH="$B/fixtures/driver" "$PY" bench/paired.py --metric cpu_ns_per_call --rounds 1 \
 	--warmup 0 --calls --gputrace "$B/gputrace" --label "8 x 1M pairs: exact counts" \
 	-- "$B/bench/malloc_loop" 1000000 8 >"$OUT/hooks-counts.txt" 2>&1
-if [ "${ONLY:-}" = hooks ]; then
-	tail -n +1 "$OUT"/hooks-1.txt "$OUT"/hooks-8.txt "$OUT"/hooks-counts.txt | grep -v "^command\|^rounds"
-	exit 0
+tail -n +1 "$OUT"/hooks-1.txt "$OUT"/hooks-8.txt "$OUT"/hooks-counts.txt | grep -v "^command\|^rounds"
 fi
+if want again; then
 $CC -O2 -o "$B/bench/loaded_again" bench/loaded_again.c -ldl || exit 1
 LIBS="$B/bench/load300" COUNT=3000 CC=$CC sh bench/gen_load_libs.sh || exit 1
 "$PY" bench/paired.py --metric ms_per_op --rounds "$R" --gputrace "$B/gputrace" \
 	--label "loaded_again: 3,000 loaded" \
 	-- "$B/bench/loaded_again" "$B/bench/load300" 3000 20 >"$OUT/loaded-again.txt" 2>&1
+tail -n +1 "$OUT"/loaded-again.txt | grep -v "^command\|^rounds"
+fi
 LIB=$B/libgputrace.so
-"$PY" bench/arms.py --rounds "$R" \
+if want torch; then
+"$PY" bench/arms.py --rounds "${RT:-$R}" \
 	"bare=$PY -c 'import torch'" \
 	"lib=d=\$(mktemp -d); GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
 	"o=d=\$(mktemp -d); $B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
+tail -n +1 "$OUT"/torch-import.txt
+fi
+if want report; then
+# The end-of-run diagnosis is what `gputrace PROGRAM` runs after the program
+# ended: read the traces, ask this host about their files, write
+# gputrace-facts.json, render. live = that work (the facts file removed
+# first); recorded = a later `gputrace report` of the folder, which reads
+# the facts file instead of the host; floor = the same binary starting and
+# exiting. Every arm runs the same rm.
 T=$(mktemp -d)
 $B/gputrace -q -o "$T/t" -- "$PY" -c 'import torch'
+cp -r "$T/t" "$T/live"
 "$PY" bench/arms.py --rounds "$R" \
-	"nodpkg=GPUTRACE_DPKG_ROOT=/nonexistent $B/gputrace report $T/t" \
-	"report=$B/gputrace report $T/t" >"$OUT/report-torch.txt" 2>&1
+	"floor=rm -f $T/none; $B/gputrace --version" \
+	"live=rm -f $T/live/gputrace-facts.json; $B/gputrace report --save-facts $T/live" \
+	"live_nodpkg=rm -f $T/live/gputrace-facts.json; GPUTRACE_DPKG_ROOT=/nonexistent $B/gputrace report --save-facts $T/live" \
+	"recorded=rm -f $T/none; $B/gputrace report $T/t" >"$OUT/report-torch.txt" 2>&1
+wc -l "$T"/t/*.jsonl >>"$OUT/report-torch.txt"
 rm -rf "$T"
-tail -n +1 "$OUT"/hooks-1.txt "$OUT"/hooks-8.txt "$OUT"/hooks-counts.txt "$OUT"/loaded-again.txt "$OUT"/torch-import.txt "$OUT"/report-torch.txt | grep -v "^command\|^rounds"
+tail -n +1 "$OUT"/report-torch.txt
+fi

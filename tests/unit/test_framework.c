@@ -120,6 +120,37 @@ START_TEST(test_torch_wheel_needs)
 }
 END_TEST
 
+/* Every file of one install declares the same needs: they are read once
+ * (a traced torch asks for each of its ~300 files) and read anew after
+ * host_framework_cache_free, as the next report does. */
+START_TEST(test_one_read_an_install)
+{
+	struct host_needs a, b, c;
+
+	put_wheel("torch-2.11.0.dist-info",
+		  "Name: torch\nVersion: 2.11.0\nRequires-Dist: nvidia-cudnn-cu13==9.19.0.56\n",
+		  "torch/lib/libtorch_cuda.so,,\ntorch/lib/libc10_cuda.so,,\n");
+	fx_touch("sp/site-packages/torch/lib/libtorch_cuda.so");
+	fx_touch("sp/site-packages/torch/lib/libc10_cuda.so");
+	ck_assert(host_framework_needs(fx_path("sp/site-packages/torch/lib/libtorch_cuda.so"), &a));
+	put_text("sp/site-packages/torch-2.11.0.dist-info/METADATA",
+		 "Name: torch\nVersion: 2.11.0\nRequires-Dist: nvidia-cudnn-cu13==9.20.0.1\n");
+	ck_assert(host_framework_needs(fx_path("sp/site-packages/torch/lib/libc10_cuda.so"), &b));
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(b.n, 1);
+	ck_assert_str_eq(b.v[0].spec, "==9.19.0.56");  /* the install as first read */
+	ck_assert_str_eq(b.root, a.root);
+	host_framework_cache_free();
+	ck_assert(host_framework_needs(fx_path("sp/site-packages/torch/lib/libc10_cuda.so"), &c));
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_str_eq(c.v[0].spec, "==9.20.0.1");
+	host_needs_free(&a);
+	host_needs_free(&b);
+	host_needs_free(&c);
+	host_framework_cache_free();
+}
+END_TEST
+
 /* tensorflow[and-cuda]: pins under an extra count only where the pinned
  * wheel is installed; build_info.py gives majors. */
 START_TEST(test_tensorflow_needs)
@@ -219,6 +250,7 @@ Suite *framework_suite(void)
 	tcase_add_test(tc, test_spec_equal_is_one_release);
 	tcase_add_test(tc, test_spec_ranges);
 	tcase_add_test(tc, test_torch_wheel_needs);
+	tcase_add_test(tc, test_one_read_an_install);
 	tcase_add_test(tc, test_tensorflow_needs);
 	tcase_add_test(tc, test_tensorflow_windows_build_info_says_nothing);
 	tcase_add_test(tc, test_jaxlib_onnxruntime_cupy_needs);

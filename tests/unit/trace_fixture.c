@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/framework.h"
+
 #define MAX_LINES 64
 
 /* The folder of a test case's tests (made and removed by the runner's own
@@ -239,6 +241,8 @@ void fx_free(struct fx_diag *d)
 {
 	gt_findings_free(&d->findings);
 	gt_model_free(&d->model);
+	/* as at the end of a report: the next diagnosis reads the host anew */
+	host_framework_cache_free();
 	gt_facts_set_free(d->facts);
 	gt_process_free(&d->proc);
 }
