@@ -4,7 +4,7 @@
 #include "host/package.h"
 
 #include "common/xalloc.h"
-#include "host/dpkg_index.h"
+#include "host/list_index.h"
 #include "host/path_memo.h"
 #include "host/real_path.h"
 
@@ -55,6 +55,11 @@ struct path_index {
 	const char **keys;  /* beside slots */
 	size_t nslots, nused;
 	struct arena_chunk *arena;
+	/* pip: which RECORDs may name a path (list_index.h), and the
+	 * dist-info folders read into this index so far; NULL: all were read */
+	struct list_index *lists;
+	char **read;
+	size_t nread;
 };
 
 static struct path_index *indexes;
@@ -204,6 +209,10 @@ static void index_free(struct path_index *ix)
 	free(ix->keys);
 	free(ix->owners);
 	free(ix->root);
+	list_index_free(ix->lists);
+	while (ix->nread)
+		free(ix->read[--ix->nread]);
+	free(ix->read);
 	free(ix);
 }
 
@@ -504,6 +513,9 @@ static void pip_read_dist_info(struct path_index *ix, const char *folder)
 	pip_read_record(ix, record, (uint32_t)owner);
 }
 
+/* A site's index starts empty when its list index could be had (list_index.h):
+ * the RECORDs that may name a path asked for are read into it then, once each.
+ * Without one (an unreadable site), every RECORD is read now, as before. */
 static struct path_index *pip_index(const char *site)
 {
 	struct path_index *ix = cached_index("pip", site);
@@ -515,6 +527,9 @@ static struct path_index *pip_index(const char *site)
 	ix = new_index("pip", site);
 	if (!ix)
 		return NULL;
+	ix->lists = list_index_get(LIST_PIP, site);
+	if (ix->lists)
+		return ix;
 	d = opendir(site);
 	if (!d)
 		return ix;
@@ -525,6 +540,40 @@ static struct path_index *pip_index(const char *site)
 	return ix;
 }
 
+static bool pip_already_read(struct path_index *ix, const char *folder)
+{
+	size_t i;
+	char **grown, *copy;
+
+	for (i = 0; i < ix->nread; i++)
+		if (strcmp(ix->read[i], folder) == 0)
+			return true;
+	grown = realloc(ix->read, (ix->nread + 1) * sizeof(*ix->read));
+	copy = strdup(folder);
+	if (grown)
+		ix->read = grown;
+	if (!grown || !copy) {
+		free(copy);
+		return false;  /* read again next time rather than never */
+	}
+	ix->read[ix->nread++] = copy;
+	return false;
+}
+
+/* The RECORDs that may name abs (inside site), read into the index. */
+static void pip_read_records_naming(struct path_index *ix, const char *site, const char *abs)
+{
+	const char *names[8], *rel = abs + strlen(site) + 1;
+	size_t n, i;
+
+	if (!ix->lists || strncmp(abs, site, strlen(site)) != 0 || abs[strlen(site)] != '/')
+		return;
+	n = list_index_lists(ix->lists, rel, strlen(rel), names, 8);
+	for (i = 0; i < n; i++)
+		if (!pip_already_read(ix, names[i]))
+			pip_read_dist_info(ix, names[i]);
+}
+
 static const struct owner *pip_owner(const char *abs)
 {
 	char site[PATH_MAX];
@@ -533,7 +582,10 @@ static const struct owner *pip_owner(const char *abs)
 	if (!find_root(abs, is_site_packages, site, sizeof(site)))
 		return NULL;
 	ix = pip_index(site);
-	return ix ? index_find(ix, abs) : NULL;
+	if (!ix)
+		return NULL;
+	pip_read_records_naming(ix, site, abs);
+	return index_find(ix, abs);
 }
 
 /* ---- conda: <prefix>/conda-meta/<name>-<version>-<build>.json ---- */
@@ -732,7 +784,7 @@ static struct {
 	const char *status;         /* the status file, mapped; its text ends at status_len */
 	size_t status_len, status_map_len;
 	bool status_read;
-	struct dpkg_index *index;   /* which lists may name a path (dpkg_index.h) */
+	struct list_index *index;   /* which lists may name a path (list_index.h) */
 	bool index_tried;
 	uint64_t filter[1024];      /* bits of (length, tail) of the pending paths */
 } dpkg;
@@ -811,7 +863,7 @@ static void dpkg_forget(void)
 	free(dpkg.v);
 	if (dpkg.status)
 		munmap((void *)dpkg.status, dpkg.status_map_len);
-	dpkg_index_free(dpkg.index);
+	list_index_free(dpkg.index);
 	free(want_index.slot);
 	memset(&want_index, 0, sizeof(want_index));
 	memset(&dpkg, 0, sizeof(dpkg));  /* the owners' index goes with the others */
@@ -927,7 +979,7 @@ static void dpkg_scan_indexed(const char *info, char **buf, size_t *cap)
 	for (i = 0; i < dpkg.n; i++) {
 		if (dpkg.v[i].resolved || dpkg.v[i].owner >= 0)
 			continue;
-		n = dpkg_index_lists(dpkg.index, dpkg.v[i].path, dpkg.v[i].len, names, 16);
+		n = list_index_lists(dpkg.index, dpkg.v[i].path, dpkg.v[i].len, names, 16);
 		for (k = 0; k < n; k++) {
 			for (j = 0; j < ndone && strcmp(done[j], names[k]) != 0; j++)
 				;
@@ -966,7 +1018,7 @@ static void dpkg_resolve_pending(void)
 		dpkg.owners = new_index("dpkg", dpkg_root());
 	if (!dpkg.index_tried) {
 		dpkg.index_tried = true;
-		dpkg.index = dpkg_index_get(dpkg_root());
+		dpkg.index = list_index_get(LIST_DPKG, dpkg_root());
 	}
 	if (dpkg.owners && in_dir(info, sizeof(info), dpkg_root(), "info")) {
 		if (dpkg.index)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/dpkg_index.h"
+#include "host/list_index.h"
 #include "host/elf_info.h"
 #include "host/package.h"
 #include "host/real_path.h"
@@ -509,12 +509,12 @@ static size_t index_files(void)
 
 static bool index_on_disk(void)
 {
-	struct dpkg_index *ix = dpkg_index_get(at("dpkg"));
+	struct list_index *ix = list_index_get(LIST_DPKG, at("dpkg"));
 	bool from_disk;
 
 	ck_assert_ptr_nonnull(ix);
-	from_disk = dpkg_index_from_disk(ix);
-	dpkg_index_free(ix);
+	from_disk = list_index_from_disk(ix);
+	list_index_free(ix);
 	return from_disk;
 }
 
@@ -572,6 +572,97 @@ START_TEST(test_package_dpkg_index)
 	expect_package("/usr/bin/gtnew", "dpkg", "gtfake-new", "4", NULL);
 	ck_assert(index_on_disk());
 	unsetenv("GPUTRACE_CACHE_DIR");
+	host_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
+static size_t cache_files(const char *pattern)
+{
+	glob_t g;
+	size_t n;
+
+	if (glob(at(pattern), 0, NULL, &g) != 0)
+		return 0;
+	n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+static bool pip_index_on_disk(const char *site)
+{
+	struct list_index *ix = list_index_get(LIST_PIP, at(site));
+	bool from_disk;
+
+	ck_assert_ptr_nonnull(ix);
+	from_disk = list_index_from_disk(ix);
+	list_index_free(ix);
+	return from_disk;
+}
+
+#define SITE "venv/lib/python3.12/site-packages"
+
+/* Issue 29: reading every RECORD of the H200's venv was 72 ms of each
+ * end-of-run diagnosis. The RECORDs are indexed once (kept on disk while the
+ * site folder is unchanged: pip adds or removes a dist-info folder on every
+ * install, upgrade and uninstall), and only the RECORDs that may name a path
+ * are read to answer for it. */
+START_TEST(test_package_pip_index)
+{
+	make_tmp();
+	use_fake_dpkg();
+	put(SITE "/torch-2.11.0.dist-info/METADATA", "Name: torch\nVersion: 2.11.0\n");
+	put(SITE "/torch-2.11.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n\"torch/lib/a,b.so\",,\n");
+	put(SITE "/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA", "Name: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n");
+	put(SITE "/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD", "./nvidia/cudnn/lib/libcudnn.so.9,,\n");
+	put(SITE "/torch/lib/libtorch_cuda.so", "x");
+	put(SITE "/torch/lib/a,b.so", "x");
+	put(SITE "/nvidia/cudnn/lib/libcudnn.so.9", "x");
+	put(SITE "/stray.so", "x");
+	/* small and no GPUTRACE_CACHE_DIR: made in memory, no file */
+	setenv("XDG_CACHE_HOME", at("xdg"), 1);
+	expect_package(at(SITE "/torch/lib/libtorch_cuda.so"), "pip", "torch", "2.11.0",
+		       at(SITE "/torch-2.11.0.dist-info/RECORD"));
+	ck_assert_uint_eq(cache_files("xdg/gputrace/pip-*.idx"), 0);
+	host_package_cache_free();
+
+	setenv("GPUTRACE_CACHE_DIR", at("cache"), 1);
+	ck_assert(!pip_index_on_disk(SITE));
+	ck_assert_uint_eq(cache_files("cache/pip-*.idx"), 1);
+	ck_assert(pip_index_on_disk(SITE));
+	expect_package(at(SITE "/torch/lib/a,b.so"), "pip", "torch", "2.11.0", NULL);
+	expect_package(at(SITE "/nvidia/cudnn/lib/libcudnn.so.9"), "pip", "nvidia-cudnn-cu13", "9.19.0.56", NULL);
+	expect_no_package(at(SITE "/stray.so"));
+	host_package_cache_free();
+
+	/* pip installs a wheel: a new dist-info folder, the index is made again */
+	usleep(20000);
+	put(SITE "/stray-1.0.dist-info/RECORD", "stray.so,,\n");
+	ck_assert(!pip_index_on_disk(SITE));
+	expect_package(at(SITE "/stray.so"), "pip", "stray", "1.0", NULL);
+	ck_assert(pip_index_on_disk(SITE));
+	host_package_cache_free();
+
+	/* a RECORD rewritten in place (the folder unchanged): the index still
+	 * names it, the RECORD says no */
+	put(SITE "/stray-1.0.dist-info/RECORD", "other.so,,\n");
+	expect_no_package(at(SITE "/stray.so"));
+	/* a dpkg index (of the fake dpkg, asked for stray.so above) is never
+	 * taken for a pip one: put in the pip file's place, it is made again */
+	{
+		glob_t d, p;
+		char cmd[3 * PATH_MAX];
+
+		ck_assert_int_eq(glob(at("cache/dpkg-*.idx"), 0, NULL, &d), 0);
+		ck_assert_int_eq(glob(at("cache/pip-*.idx"), 0, NULL, &p), 0);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", d.gl_pathv[0], p.gl_pathv[0]);
+		ck_assert_int_eq(system(cmd), 0);
+		globfree(&d);
+		globfree(&p);
+	}
+	ck_assert(!pip_index_on_disk(SITE));
+	unsetenv("GPUTRACE_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
 	host_package_cache_free();
 	remove_tmp();
 }
@@ -667,6 +758,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_expand_secure_and_platform);
 	tcase_add_test(tc, test_expand_origin_links);
 	tcase_add_test(tc, test_package_pip);
+	tcase_add_test(tc, test_package_pip_index);
 	tcase_add_test(tc, test_package_conda);
 	tcase_add_test(tc, test_package_dpkg_fake);
 	tcase_add_test(tc, test_package_dpkg_index);

@@ -1,9 +1,10 @@
-/* The index of dpkg's lists (see dpkg_index.h). One layout on disk and in
- * memory: a header, the entries (path hash, list number) sorted by hash, the
- * offsets of the lists' names, the names. A file that does not match root,
- * its info folder's identity or its own sizes is made again. */
+/* The index of an installer's lists (see list_index.h). One layout on disk
+ * and in memory: a header, the entries (path hash, list number) sorted by
+ * hash, the offsets of the lists' names, the names. A file that does not
+ * match its kind, root, the watched folder's identity or its own sizes is
+ * made again. */
 #define _GNU_SOURCE
-#include "host/dpkg_index.h"
+#include "host/list_index.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,15 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "GTDPKGI1"
+/* The magic says the kind: a pip index is never taken for dpkg's. */
+static const char *const magics[] = { [LIST_DPKG] = "GTDPKGI1", [LIST_PIP] = "GTPIPIX1" };
+static const char *const prefixes[] = { [LIST_DPKG] = "dpkg", [LIST_PIP] = "pip" };
 #define FORMAT 1u
 #define MAX_LIST (256u << 20)
 
 struct index_header {
 	char magic[8];
 	uint32_t format, entry_size;
-	int64_t mtime_sec, mtime_nsec;   /* of <root>/info */
-	uint64_t dev, ino;               /* of <root>/info */
+	int64_t mtime_sec, mtime_nsec;   /* of the watched folder */
+	uint64_t dev, ino;               /* of the watched folder */
 	uint64_t root_hash;              /* of the root's path */
 	uint64_t n_entries, n_lists, names_len;
 };
@@ -36,7 +39,7 @@ struct index_entry {
 	uint32_t unused;
 };
 
-struct dpkg_index {
+struct list_index {
 	char *buf;                       /* the whole layout */
 	size_t len;
 	bool mapped;                     /* buf is a mapping of the file */
@@ -56,15 +59,18 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h ^ (h >> 29);
 }
 
-static bool info_identity(const char *root, struct index_header *h)
+/* The watched folder: dpkg replaces lists in root/info; pip adds and
+ * removes dist-info folders in the site itself. */
+static bool watched_identity(enum list_kind kind, const char *root, struct index_header *h)
 {
-	char info[PATH_MAX];
+	char watched[PATH_MAX];
 	struct stat st;
 
-	if (snprintf(info, sizeof(info), "%s/info", root) >= (int)sizeof(info) || stat(info, &st) != 0 ||
-	    !S_ISDIR(st.st_mode))
+	if (snprintf(watched, sizeof(watched), "%s%s", root, kind == LIST_DPKG ? "/info" : "") >=
+		    (int)sizeof(watched) ||
+	    stat(watched, &st) != 0 || !S_ISDIR(st.st_mode))
 		return false;
-	memcpy(h->magic, MAGIC, 8);
+	memcpy(h->magic, magics[kind], 8);
 	h->format = FORMAT;
 	h->entry_size = sizeof(struct index_entry);
 	h->mtime_sec = (int64_t)st.st_mtim.tv_sec;
@@ -75,14 +81,16 @@ static bool info_identity(const char *root, struct index_header *h)
 	return true;
 }
 
-/* Where the index of root is kept, or false for none (see dpkg_index.h). */
-static bool cache_dir(const char *root, char *out, size_t cap)
+/* Where an index is kept: $GPUTRACE_CACHE_DIR (any root; *chosen set),
+ * else the user's cache folder, for dpkg only of its default root. */
+static bool cache_dir(enum list_kind kind, const char *root, char *out, size_t cap, bool *chosen)
 {
 	const char *dir = getenv("GPUTRACE_CACHE_DIR"), *xdg, *home;
 
-	if (dir && dir[0] == '/')
+	*chosen = dir && dir[0] == '/';
+	if (*chosen)
 		return snprintf(out, cap, "%s", dir) < (int)cap;
-	if (strcmp(root, "/var/lib/dpkg") != 0)
+	if (kind == LIST_DPKG && strcmp(root, "/var/lib/dpkg") != 0)
 		return false;
 	xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && xdg[0] == '/')
@@ -91,17 +99,17 @@ static bool cache_dir(const char *root, char *out, size_t cap)
 	return home && home[0] == '/' && snprintf(out, cap, "%s/.cache/gputrace", home) < (int)cap;
 }
 
-static bool cache_file(const char *root, char *out, size_t cap)
+static bool cache_file(enum list_kind kind, const char *root, char *out, size_t cap, bool *chosen)
 {
 	char dir[PATH_MAX];
 
-	return cache_dir(root, dir, sizeof(dir)) &&
-	       snprintf(out, cap, "%s/dpkg-%016llx.idx", dir,
+	return cache_dir(kind, root, dir, sizeof(dir), chosen) &&
+	       snprintf(out, cap, "%s/%s-%016llx.idx", dir, prefixes[kind],
 			(unsigned long long)hash_bytes(root, strlen(root))) < (int)cap;
 }
 
 /* Points the index's parts into buf; false when the sizes do not add up. */
-static bool lay_out(struct dpkg_index *ix)
+static bool lay_out(struct list_index *ix)
 {
 	const struct index_header *h = (const struct index_header *)ix->buf;
 	uint64_t need;
@@ -121,10 +129,10 @@ static bool lay_out(struct dpkg_index *ix)
 	return true;
 }
 
-static struct dpkg_index *load(const char *path, const struct index_header *want)
+static struct list_index *load(const char *path, const struct index_header *want)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct dpkg_index *ix = NULL;
+	struct list_index *ix = NULL;
 	struct stat st;
 	void *p;
 
@@ -149,7 +157,7 @@ static struct dpkg_index *load(const char *path, const struct index_header *want
 	    ix->h->entry_size != want->entry_size || ix->h->mtime_sec != want->mtime_sec ||
 	    ix->h->mtime_nsec != want->mtime_nsec || ix->h->dev != want->dev || ix->h->ino != want->ino ||
 	    ix->h->root_hash != want->root_hash) {
-		dpkg_index_free(ix);
+		list_index_free(ix);
 		ix = NULL;
 	}
 out:
@@ -198,21 +206,52 @@ static bool add_list_name(struct builder *b, const char *name)
 	return true;
 }
 
-/* Every absolute path one list names. */
-static bool add_paths(struct builder *b, const char *text, uint32_t list)
+/* A RECORD line's path: its first CSV field, unquoted ("" is a quote), as
+ * pip wrote it, relative to the site; "./" in front taken off. The length,
+ * 0 for none; the path is copied into out. */
+static size_t record_path(const char *line, size_t len, char *out, size_t cap)
+{
+	size_t i = 0, n = 0;
+
+	if (len && line[0] == '"') {
+		for (i = 1; i < len && n + 1 < cap; i++) {
+			if (line[i] == '"' && i + 1 < len && line[i + 1] == '"')
+				i++;
+			else if (line[i] == '"')
+				break;
+			out[n++] = line[i];
+		}
+	} else {
+		for (; i < len && line[i] != ',' && line[i] != '\r' && n + 1 < cap; i++)
+			out[n++] = line[i];
+	}
+	out[n] = 0;
+	if (n >= 2 && out[0] == '.' && out[1] == '/') {
+		memmove(out, out + 2, n - 1);
+		n -= 2;
+	}
+	return n;
+}
+
+/* Every path one list names: dpkg's absolute lines, a RECORD's first fields. */
+static bool add_paths(enum list_kind kind, struct builder *b, const char *text, uint32_t list)
 {
 	const char *line, *next;
+	char path[PATH_MAX];
 	size_t len;
 
 	for (line = text; *line; line = next) {
 		next = strchr(line, '\n');
 		len = next ? (size_t)(next - line) : strlen(line);
 		next = next ? next + 1 : line + len;
-		if (line[0] != '/' || len < 2)
+		if (kind == LIST_DPKG && (line[0] != '/' || len < 2))
+			continue;
+		if (kind == LIST_PIP && (len = record_path(line, len, path, sizeof(path))) == 0)
 			continue;
 		if (!grow((void **)&b->e, &b->cap, b->n + 1, sizeof(*b->e)))
 			return false;
-		b->e[b->n++] = (struct index_entry){ .hash = hash_bytes(line, len), .list = list };
+		b->e[b->n++] = (struct index_entry){ .hash = hash_bytes(kind == LIST_PIP ? path : line, len),
+						     .list = list };
 	}
 	return true;
 }
@@ -247,25 +286,39 @@ static int by_hash(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool read_lists(const char *root, struct builder *b)
+/* The list a directory entry of the listed folder stands for, or false: dpkg's
+ * info/NAME.list, pip's NAME.dist-info/RECORD. */
+static bool list_file(enum list_kind kind, const char *folder, const char *entry, char *out, size_t cap)
 {
-	char info[PATH_MAX], path[PATH_MAX], *buf = NULL, *text;
-	size_t cap = 0, len;
+	size_t len = strlen(entry);
+
+	if (kind == LIST_DPKG)
+		return len > 5 && strcmp(entry + len - 5, ".list") == 0 &&
+		       snprintf(out, cap, "%s/%s", folder, entry) < (int)cap;
+	return len > 10 && strcmp(entry + len - 10, ".dist-info") == 0 &&
+	       snprintf(out, cap, "%s/%s/RECORD", folder, entry) < (int)cap;
+}
+
+/* Reads every list; *bytes: how much that was (what a saved index spares). */
+static bool read_lists(enum list_kind kind, const char *root, struct builder *b, size_t *bytes)
+{
+	char folder[PATH_MAX], path[PATH_MAX], *buf = NULL, *text;
+	size_t cap = 0;
 	struct dirent *de;
 	bool ok = true;
 	DIR *d;
 
-	if (snprintf(info, sizeof(info), "%s/info", root) >= (int)sizeof(info) || !(d = opendir(info)))
+	*bytes = 0;
+	if (snprintf(folder, sizeof(folder), "%s%s", root, kind == LIST_DPKG ? "/info" : "") >=
+		    (int)sizeof(folder) ||
+	    !(d = opendir(folder)))
 		return false;
 	while (ok && (de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (len <= 5 || strcmp(de->d_name + len - 5, ".list") != 0 ||
-		    snprintf(path, sizeof(path), "%s/%s", info, de->d_name) >= (int)sizeof(path))
-			continue;
-		if (!(text = read_text(path, buf, &cap)))
+		if (!list_file(kind, folder, de->d_name, path, sizeof(path)) || !(text = read_text(path, buf, &cap)))
 			continue;
 		buf = text;
-		ok = add_list_name(b, de->d_name) && add_paths(b, text, (uint32_t)(b->n_lists - 1));
+		*bytes += strlen(text);
+		ok = add_list_name(b, de->d_name) && add_paths(kind, b, text, (uint32_t)(b->n_lists - 1));
 	}
 	closedir(d);
 	free(buf);
@@ -273,9 +326,9 @@ static bool read_lists(const char *root, struct builder *b)
 }
 
 /* The layout of what the builder holds, in one buffer. */
-static struct dpkg_index *assemble(struct builder *b, const struct index_header *id)
+static struct list_index *assemble(struct builder *b, const struct index_header *id)
 {
-	struct dpkg_index *ix = calloc(1, sizeof(*ix));
+	struct list_index *ix = calloc(1, sizeof(*ix));
 	struct index_header h = *id;
 	char *p;
 
@@ -304,12 +357,13 @@ static struct dpkg_index *assemble(struct builder *b, const struct index_header 
 	return ix;
 }
 
-static struct dpkg_index *make(const char *root, const struct index_header *id)
+static struct list_index *make(enum list_kind kind, const char *root, const struct index_header *id,
+			       size_t *bytes)
 {
 	struct builder b = { 0 };
-	struct dpkg_index *ix = NULL;
+	struct list_index *ix = NULL;
 
-	if (read_lists(root, &b)) {
+	if (read_lists(kind, root, &b, bytes)) {
 		if (b.n)
 			qsort(b.e, b.n, sizeof(*b.e), by_hash);
 		ix = assemble(&b, id);
@@ -340,7 +394,7 @@ static bool make_dirs(const char *dir)
 
 /* Written beside, then renamed into place: a reader sees the old file or the
  * new one. A cache: any failure leaves it unsaved, never an error. */
-static void save(const struct dpkg_index *ix, const char *path)
+static void save(const struct list_index *ix, const char *path)
 {
 	char tmp[PATH_MAX], *slash;
 	size_t done = 0;
@@ -362,26 +416,27 @@ static void save(const struct dpkg_index *ix, const char *path)
 		unlink(tmp);
 }
 
-struct dpkg_index *dpkg_index_get(const char *root)
+struct list_index *list_index_get(enum list_kind kind, const char *root)
 {
 	struct index_header id = { 0 };
-	struct dpkg_index *ix;
+	struct list_index *ix;
 	char path[PATH_MAX];
-	bool on_disk;
+	size_t bytes = 0;
+	bool on_disk, chosen = false;
 
-	if (!root || !info_identity(root, &id))
+	if (!root || !watched_identity(kind, root, &id))
 		return NULL;
-	on_disk = cache_file(root, path, sizeof(path));
+	on_disk = cache_file(kind, root, path, sizeof(path), &chosen);
 	if (on_disk && (ix = load(path, &id)) != NULL)
 		return ix;
-	ix = make(root, &id);
-	if (ix && on_disk)
+	ix = make(kind, root, &id, &bytes);
+	/* A small site is read faster than a file is written and mapped. */
+	if (ix && on_disk && (kind == LIST_DPKG || chosen || bytes >= LIST_INDEX_WORTH_SAVING))
 		save(ix, path);
 	return ix;
 }
 
-size_t dpkg_index_lists(const struct dpkg_index *ix, const char *path, size_t len,
-			const char **names, size_t max)
+size_t list_index_lists(const struct list_index *ix, const char *path, size_t len, const char **names, size_t max)
 {
 	uint64_t hash = hash_bytes(path, len);
 	size_t lo = 0, hi = ix->h->n_entries, found = 0, i;
@@ -403,12 +458,12 @@ size_t dpkg_index_lists(const struct dpkg_index *ix, const char *path, size_t le
 	return found;
 }
 
-bool dpkg_index_from_disk(const struct dpkg_index *ix)
+bool list_index_from_disk(const struct list_index *ix)
 {
 	return ix->mapped;
 }
 
-void dpkg_index_free(struct dpkg_index *ix)
+void list_index_free(struct list_index *ix)
 {
 	if (!ix)
 		return;
