@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host/framework.h"
+#include "host/package.h"
 
 #define MAX_LINES 64
 
@@ -241,7 +242,9 @@ void fx_free(struct fx_diag *d)
 {
 	gt_findings_free(&d->findings);
 	gt_model_free(&d->model);
-	/* as at the end of a report: the next diagnosis reads the host anew */
+	/* as at the end of a report: the next diagnosis reads the host anew
+	 * (the shared runner of main.c runs the next test in this process) */
+	host_package_cache_free();
 	host_framework_cache_free();
 	gt_facts_set_free(d->facts);
 	gt_process_free(&d->proc);
