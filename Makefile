@@ -293,10 +293,13 @@ $(BUILD)/lint/%.ok: %.c $(BUILD_FLAGS_FILE)
 # ASan's authors advise: its build takes a third less CPU than -O2 (CI must
 # stay under 8 minutes on 2 cores) and the tests run as fast; gcc's -O2-only
 # warnings stay checked by the wheel's release build (WHEEL_CFLAGS, -Werror
-# under WERROR=1), which make check builds too.
+# under WERROR=1), which make check builds too. At -O1 gcc 12 inlines
+# differently and sees truncations in snprintf calls that cut on purpose
+# (scan_arch.c's why, doctor.c's detail) which it does not at -O2: that one
+# warning is left to the -O2 build.
 CHECK_BUILD ?= $(BUILD)/check
 CHECK_SAN ?= $(SAN_FLAGS)
-CHECK_CFLAGS ?= -O1 -g
+CHECK_CFLAGS ?= -O1 -g -Wno-format-truncation
 CHECK_MAKE = $(MAKE) BUILD=$(CHECK_BUILD) SAN="$(CHECK_SAN)" CFLAGS="$(CHECK_CFLAGS)"
 check:
 	$(PYTHON) tools/check-layers.py

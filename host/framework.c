@@ -416,8 +416,9 @@ static void read_metadata(const char *dist_dir, const char *site, struct host_ne
 		else if (strncmp(line, "Version: ", 9) == 0)
 			snprintf(version, sizeof(version), "%.127s", line + 9);
 	}
-	if (name[0])
-		snprintf(framework, fcap, "%s%s%s", name, version[0] ? " " : "", version);
+	/* "torch 2.11.0"; a longer name and version are cut, as said */
+	if (name[0] && snprintf(framework, fcap, "%s%s%s", name, version[0] ? " " : "", version) >= (int)fcap)
+		framework[fcap - 1] = 0;
 	for (at = meta; (at = header_line(at, line, sizeof(line)));)
 		if (strncmp(line, "Requires-Dist: ", 15) == 0)
 			requires_dist(line + 15, site, path, framework, out);

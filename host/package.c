@@ -59,6 +59,7 @@ struct path_index {
 	 * dist-info folders read into this index so far; NULL: all were read */
 	struct list_index *lists;
 	char **read;
+	int *read_level;  /* beside read: 1 its libraries' lines, 2 all */
 	size_t nread;
 };
 
@@ -213,6 +214,7 @@ static void index_free(struct path_index *ix)
 	while (ix->nread)
 		free(ix->read[--ix->nread]);
 	free(ix->read);
+	free(ix->read_level);
 	free(ix);
 }
 
@@ -478,7 +480,22 @@ static char *csv_first_field(char *line)
 	return line + 1;
 }
 
-static bool pip_read_record(struct path_index *ix, const char *record, uint32_t owner)
+/* A shared library's name: "libx.so", "libx.so.9", "_C.cpython-312-x86_64-linux-gnu.so". */
+static bool names_a_library(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	for (so = strstr(base ? base : path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so[3] == 0 || so[3] == '.')
+			return true;
+	return false;
+}
+
+/* The RECORD's paths into the index; with libs_only, its libraries' alone:
+ * torch's RECORD names ~20,000 files, ~100 of them libraries, and the
+ * questions are about the files a process loaded (10 ms of the H200's
+ * diagnosis went to indexing the rest). */
+static bool pip_read_record(struct path_index *ix, const char *record, uint32_t owner, bool libs_only)
 {
 	char *buf = read_file(record, MAX_LIST_FILE, NULL), *line, *next, *field;
 	char full[PATH_MAX];
@@ -490,14 +507,14 @@ static bool pip_read_record(struct path_index *ix, const char *record, uint32_t 
 			*next++ = 0;
 		line[strcspn(line, "\r")] = 0;
 		field = csv_first_field(line);
-		if (*field && join_path(full, sizeof(full), ix->root, field))
+		if (*field && (!libs_only || names_a_library(field)) && join_path(full, sizeof(full), ix->root, field))
 			okay = index_add(ix, full, strlen(full), owner);
 	}
 	free(buf);
 	return okay;
 }
 
-static void pip_read_dist_info(struct path_index *ix, const char *folder)
+static void pip_read_dist_info(struct path_index *ix, const char *folder, bool libs_only)
 {
 	char dist_dir[PATH_MAX], record[PATH_MAX], name[128], version[64];
 	long owner;
@@ -510,7 +527,7 @@ static void pip_read_dist_info(struct path_index *ix, const char *folder)
 	if (owner < 0)
 		return;
 	ix->owners[owner].by_conda = installed_by_conda(dist_dir);
-	pip_read_record(ix, record, (uint32_t)owner);
+	pip_read_record(ix, record, (uint32_t)owner, libs_only);
 }
 
 /* A site's index starts empty when its list index could be had (list_index.h):
@@ -535,43 +552,56 @@ static struct path_index *pip_index(const char *site)
 		return ix;
 	while ((de = readdir(d)) != NULL)
 		if (ends_with(de->d_name, ".dist-info"))
-			pip_read_dist_info(ix, de->d_name);
+			pip_read_dist_info(ix, de->d_name, false);
 	closedir(d);
 	return ix;
 }
 
-static bool pip_already_read(struct path_index *ix, const char *folder)
+/* Has folder been read (its libraries: level 1; all: 2) into the index? If
+ * not to that level, it is noted as read now, the caller reading it. */
+static bool pip_already_read(struct path_index *ix, const char *folder, int level)
 {
 	size_t i;
 	char **grown, *copy;
+	int *levels;
 
 	for (i = 0; i < ix->nread; i++)
-		if (strcmp(ix->read[i], folder) == 0)
-			return true;
+		if (strcmp(ix->read[i], folder) == 0) {
+			if (ix->read_level[i] >= level)
+				return true;
+			ix->read_level[i] = level;
+			return false;
+		}
 	grown = realloc(ix->read, (ix->nread + 1) * sizeof(*ix->read));
-	copy = strdup(folder);
 	if (grown)
 		ix->read = grown;
-	if (!grown || !copy) {
+	levels = realloc(ix->read_level, (ix->nread + 1) * sizeof(*ix->read_level));
+	if (levels)
+		ix->read_level = levels;
+	copy = strdup(folder);
+	if (!grown || !levels || !copy) {
 		free(copy);
 		return false;  /* read again next time rather than never */
 	}
-	ix->read[ix->nread++] = copy;
+	ix->read[ix->nread] = copy;
+	ix->read_level[ix->nread++] = level;
 	return false;
 }
 
-/* The RECORDs that may name abs (inside site), read into the index. */
+/* The RECORDs that may name abs (inside site), read into the index: their
+ * libraries' lines when abs is a library, else all. */
 static void pip_read_records_naming(struct path_index *ix, const char *site, const char *abs)
 {
 	const char *names[8], *rel = abs + strlen(site) + 1;
+	bool library = names_a_library(rel);
 	size_t n, i;
 
 	if (!ix->lists || strncmp(abs, site, strlen(site)) != 0 || abs[strlen(site)] != '/')
 		return;
 	n = list_index_lists(ix->lists, rel, strlen(rel), names, 8);
 	for (i = 0; i < n; i++)
-		if (!pip_already_read(ix, names[i]))
-			pip_read_dist_info(ix, names[i]);
+		if (!pip_already_read(ix, names[i], library ? 1 : 2))
+			pip_read_dist_info(ix, names[i], library);
 }
 
 static const struct owner *pip_owner(const char *abs)

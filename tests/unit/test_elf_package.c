@@ -612,7 +612,8 @@ START_TEST(test_package_pip_index)
 	make_tmp();
 	use_fake_dpkg();
 	put(SITE "/torch-2.11.0.dist-info/METADATA", "Name: torch\nVersion: 2.11.0\n");
-	put(SITE "/torch-2.11.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n\"torch/lib/a,b.so\",,\n");
+	put(SITE "/torch-2.11.0.dist-info/RECORD",
+	    "torch/lib/libtorch_cuda.so,,\n\"torch/lib/a,b.so\",,\ntorch/version.py,,\ntorch/lib/libgomp.so.1,,\n");
 	put(SITE "/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA", "Name: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n");
 	put(SITE "/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD", "./nvidia/cudnn/lib/libcudnn.so.9,,\n");
 	put(SITE "/torch/lib/libtorch_cuda.so", "x");
@@ -624,6 +625,11 @@ START_TEST(test_package_pip_index)
 	expect_package(at(SITE "/torch/lib/libtorch_cuda.so"), "pip", "torch", "2.11.0",
 		       at(SITE "/torch-2.11.0.dist-info/RECORD"));
 	ck_assert_uint_eq(cache_files("xdg/gputrace/pip-*.idx"), 0);
+	/* a library's question reads the RECORD's libraries; another file's, the rest */
+	put(SITE "/torch/version.py", "x");
+	put(SITE "/torch/lib/libgomp.so.1", "x");
+	expect_package(at(SITE "/torch/lib/libgomp.so.1"), "pip", "torch", "2.11.0", NULL);
+	expect_package(at(SITE "/torch/version.py"), "pip", "torch", "2.11.0", NULL);
 	host_package_cache_free();
 
 	setenv("GPUTRACE_CACHE_DIR", at("cache"), 1);
