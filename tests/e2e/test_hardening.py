@@ -129,8 +129,12 @@ class Signals(unittest.TestCase):
                 "def h(s, f):\n    global n\n    n += 1\n"
                 "signal.signal(signal.SIGINT, h)\nprint('ready', flush=True)\n"
                 "t = time.time()\nwhile time.time() - t < 3:\n    time.sleep(0.01)\nprint(n, flush=True)\n")
+        # SIGINT as a shell's foreground command has it: a harness that
+        # runs the tests in the background (nohup, `cmd &`) leaves it
+        # ignored, and gputrace keeps an ignored signal ignored
         launcher = subprocess.Popen([GPUTRACE, "-q", "--", "/usr/bin/python3", "-c", code],
-                                    stdout=subprocess.PIPE, start_new_session=True)
+                                    stdout=subprocess.PIPE, start_new_session=True,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.assertEqual(launcher.stdout.readline(), b"ready\n")
         os.kill(launcher.pid, signal.SIGINT)
         time.sleep(0.01)
