@@ -4,8 +4,9 @@
  * (about 110 ms on the 2-core CI VM: 36 of the 62 s the 317 checks took),
  * and CI must stay under 8 minutes. The suites whose tests share nothing by
  * construction (each works in its own mkdtemp folder, the fixture's
- * diagnosis frees the host caches at its end as a report does, no
- * environment or working folder is changed) run one after the other in
+ * diagnosis frees the host caches at its end as a report does, no variable
+ * but the fixture's GPUTRACE_DPKG_ROOT, which each test sets anew, and no
+ * working folder is changed) run one after the other in
  * this process: their leaks are still all found, by one scan at exit. The
  * suites that set variables, change folder, start processes or load
  * libraries once a process (svg_layout's libgvc) keep a forked process a
