@@ -7,6 +7,7 @@
 # output are compared, and the report's findings and per-file versions shown.
 set -u
 cd "$(dirname "$0")/../.."
+FORKPOOL=$PWD/tests/gpu/forkpool.py
 GT=$PWD/build-gpu/gputrace
 OUT=${OUT:-/tmp/gpu-out}
 W=/tmp/gt-copies
@@ -18,16 +19,6 @@ x = torch.randn(8, 3, 64, 64, device="cuda")
 m = torch.nn.Conv2d(3, 16, 3).cuda()
 print(f"{m(x).sum().item():.4f}")
 print("cudnn.version()", torch.backends.cudnn.version())'
-cat >"$W/forkpool.py" <<PY
-import multiprocessing as mp
-import torch
-x = torch.zeros(1, device="cuda")   # the parent initialises CUDA
-def f(i):
-    return torch.ones(1, device="cuda").sum().item()
-if __name__ == "__main__":
-    with mp.get_context("fork").Pool(2) as p:
-        print(p.map(f, range(2)))
-PY
 cat >"$W/spawnpool.py" <<PY
 import multiprocessing as mp
 import torch
@@ -70,7 +61,7 @@ PY
 	run_case ctypes "" -c "$CONV
 import ctypes; ctypes.CDLL('$SYSCUDNN'); print('second cuDNN loaded')"
 	run_case preload "LD_PRELOAD=$SYSCUDNN" -c "$CONV"
-	run_case forkpool "" "$W/forkpool.py"
+	run_case forkpool "" "$FORKPOOL"
 	run_case spawnpool "" "$W/spawnpool.py"
 	printf '\n### sigint: Ctrl-C (SIGINT from timeout) during a CUDA run\n'
 	timeout -s INT 25 "$GT" -q -o "$W/sigint" -- python3 -c 'import torch, time

@@ -9,6 +9,7 @@
 #   RUNS=12 bash tests/gpu/forkpool_loop.sh      -> $OUT/forkpool_loop.txt
 set -u
 cd "$(dirname "$0")/../.."
+FORKPOOL=$PWD/tests/gpu/forkpool.py
 GT=${GT:-$PWD/build-gpu/gputrace}
 PY=${PY:-python3}
 OUT=${OUT:-/tmp/gpu-out}
@@ -16,16 +17,6 @@ RUNS=${RUNS:-12}
 LIMIT=${LIMIT:-25}
 W=$(mktemp -d /tmp/gt-forkpool.XXXXXX)
 mkdir -p "$OUT"
-cat >"$W/forkpool.py" <<'PY'
-import multiprocessing as mp
-import torch
-x = torch.zeros(1, device="cuda")   # the parent initialises CUDA
-def f(i):
-    return torch.ones(1, device="cuda").sum().item()
-if __name__ == "__main__":
-    with mp.get_context("fork").Pool(2) as p:
-        print(p.map(f, range(2)))
-PY
 
 dump_tree() {  # every process below $1: state, wait channel, signal masks
 	local p
@@ -40,7 +31,7 @@ dump_tree() {  # every process below $1: state, wait channel, signal masks
 hung=0 bare_hung=0 statuses=""
 {
 for i in $(seq 1 "$RUNS"); do
-	"$GT" -q -o "$W/o$i" -- "$PY" "$W/forkpool.py" >"$W/out$i" 2>&1 &
+	"$GT" -q -o "$W/o$i" -- "$PY" "$FORKPOOL" >"$W/out$i" 2>&1 &
 	pid=$! waited=0
 	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "$LIMIT" ]; do sleep 1; waited=$((waited + 1)); done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -51,7 +42,7 @@ for i in $(seq 1 "$RUNS"); do
 		wait "$pid"; rc=$?; echo "traced run $i: exit $rc after ${waited}s"; statuses="$statuses $rc"
 	fi
 	if [ $((i % 2)) = 0 ]; then
-		timeout -k 5 "$LIMIT" "$PY" "$W/forkpool.py" >"$W/bare$i" 2>&1; rc=$?
+		timeout -k 5 "$LIMIT" "$PY" "$FORKPOOL" >"$W/bare$i" 2>&1; rc=$?
 		[ "$rc" = 124 ] && bare_hung=$((bare_hung + 1))
 		echo "bare run $i: exit $rc"
 	fi

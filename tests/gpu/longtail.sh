@@ -17,6 +17,7 @@
 #                    already-loaded, no error
 set -u
 cd "$(dirname "$0")/../.."
+FORKPOOL=$PWD/tests/gpu/forkpool.py
 GT=${GT:-$PWD/build-gpu/gputrace}
 PY=${PY:-python3}
 OUT=${OUT:-/tmp/gpu-out}
@@ -33,16 +34,6 @@ m = torch.nn.Conv2d(3, 16, 3).cuda()
 print(f"{m(x).sum().item():.4f}")
 print("cudnn.version()", torch.backends.cudnn.version())'
 
-cat >"$W/forkpool.py" <<'PY'
-import multiprocessing as mp
-import torch
-x = torch.zeros(1, device="cuda")   # the parent initialises CUDA
-def f(i):
-    return torch.ones(1, device="cuda").sum().item()
-if __name__ == "__main__":
-    with mp.get_context("fork").Pool(2) as p:
-        print(p.map(f, range(2)))
-PY
 
 cat >"$W/dataloader.py" <<'PY'
 import torch
@@ -129,7 +120,7 @@ PY
 	run_case healthy "" -c "$CONV"
 	check healthy =clear
 
-	run_case forkpool "" "$W/forkpool.py"
+	run_case forkpool "" "$FORKPOOL"
 	check forkpool +fork-after-init start:fork -already-loaded
 
 	run_case dataloader "" "$W/dataloader.py"
