@@ -343,11 +343,7 @@ TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$
 # build under $(BUILD)/wheel) is for tests/e2e/test_wheel.py.
 E2E ?=
 E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
-# nvcc's programs first: a chain of single-threaded nvcc runs (the kernel
-# libraries link against each other) that ended the build alone when it
-# started last (CI at 271c031: nvcc from 80 to 109 s, the wheel after it).
-NVCC_PROGS := $(filter $(KERNELS)/% $(KERNEL_LIBS)/% $(BUILD)/tests/static_cudart,$(TEST_PROGS))
-test: $(NVCC_PROGS) all $(BUILD)/unit_tests $(TEST_PROGS) fixtures wheel
+test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures wheel
 	$(PYTHON) tools/check-pure-rules.py $(BUILD)
 	$(BUILD)/unit_tests
 	BUILD=$(abspath $(BUILD)) GPUTRACE_MAKE_VARS="$(TEST_MAKE_VARS)" \
