@@ -121,11 +121,6 @@ static void push(struct host_symbol *v, size_t *n, const struct host_symbol *s)
 	v[(*n)++] = *s;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? gt_xstrdup(s) : NULL;
-}
-
 /* One .dynsym entry, sorted into needed or defined (local and hidden ones
  * bind nothing from outside and are left out). */
 static void take_symbol(struct tables *t, struct host_symbols *out, const GElf_Sym *sym, const char *name,
@@ -139,17 +134,14 @@ static void take_symbol(struct tables *t, struct host_symbols *out, const GElf_S
 	if (!name || !name[0] || (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE))
 		return;
 	s.weak = bind == STB_WEAK;
-	s.version = dup_or_null(vn ? vn->name : NULL);
-	s.name = gt_xstrdup(name);
+	s.version = vn ? vn->name : NULL;
+	s.name = name;
 	if (sym->st_shndx == SHN_UNDEF) {
-		s.file = dup_or_null(vn ? vn->file : NULL);
+		s.file = vn ? vn->file : NULL;
 		push(out->needed, &out->nneeded, &s);
 	} else if (vis == STV_DEFAULT || vis == STV_PROTECTED) {
 		s.hidden = (ver & 0x8000) != 0;
 		push(out->defined, &out->ndefined, &s);
-	} else {
-		free(s.name);
-		free(s.version);
 	}
 }
 
@@ -176,9 +168,32 @@ static void read_dynsym(struct tables *t, struct host_symbols *out)
 	}
 }
 
-static int by_name(const void *a, const void *b)
+/* djb2, as the loader's DT_GNU_HASH: cheap, and names spread well. */
+static size_t name_hash(const char *name)
 {
-	return strcmp(((const struct host_symbol *)a)->name, ((const struct host_symbol *)b)->name);
+	size_t h = 5381;
+
+	while (*name)
+		h = h * 33 + (unsigned char)*name++;
+	return h;
+}
+
+/* The index of defined by name: each question is then one probe, where a
+ * sorted copy cost a qsort of every table (tens of thousands of strcmp for
+ * a scope of 25 libraries, most of the symbol check's time). */
+static void index_defined(struct host_symbols *s)
+{
+	size_t i, slot, mask;
+
+	for (s->nslots = 16; s->nslots < 2 * s->ndefined; s->nslots *= 2)
+		;
+	mask = s->nslots - 1;
+	s->by_name = gt_xcalloc(s->nslots, sizeof(*s->by_name));
+	for (i = 0; i < s->ndefined; i++) {
+		for (slot = name_hash(s->defined[i].name) & mask; s->by_name[slot]; slot = (slot + 1) & mask)
+			;
+		s->by_name[slot] = i + 1;
+	}
 }
 
 bool host_symbols_read(const char *path, struct host_symbols *out)
@@ -209,64 +224,43 @@ bool host_symbols_read(const char *path, struct host_symbols *out)
 		read_verdef(&t);
 		if (t.dynsym)
 			read_dynsym(&t, out);
-		/* By name, so each question is a binary search: a consumer's
-		 * thousands of undefined symbols against cuBLAS's tens of
-		 * thousands of definitions. */
-		if (out->ndefined)
-			qsort(out->defined, out->ndefined, sizeof(*out->defined), by_name);
+		index_defined(out);
 		out->ok = t.dynsym != NULL;
 		if (!out->ok)
 			snprintf(out->error, sizeof(out->error), "no dynamic symbol table");
 	}
 	free(t.names);
+	/* The names point into the tables libelf read (ELF_C_READ: its own
+	 * memory, not a mapping a shrinking file could fault), kept until
+	 * host_symbols_free; the file is no longer needed. */
 	if (t.elf)
-		elf_end(t.elf);
+		elf_cntl(t.elf, ELF_C_FDDONE);
+	out->elf = t.elf;
 	close(fd);
 	return out->ok;
 }
 
-static void free_list(struct host_symbol *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].version);
-		free(v[i].file);
-	}
-	free(v);
-}
-
 void host_symbols_free(struct host_symbols *s)
 {
-	free_list(s->needed, s->nneeded);
-	free_list(s->defined, s->ndefined);
+	free(s->needed);
+	free(s->defined);
+	free(s->by_name);
+	if (s->elf)
+		elf_end(s->elf);
 	memset(s, 0, sizeof(*s));
-}
-
-/* The first definition named name (defined is sorted by name), or ndefined. */
-static size_t first_named(const struct host_symbols *s, const char *name)
-{
-	size_t lo = 0, hi = s->ndefined;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(s->defined[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 bool host_symbols_define(const struct host_symbols *s, const char *name, const char *version)
 {
-	size_t i;
+	size_t slot, mask = s->nslots - 1;
 
-	for (i = first_named(s, name); i < s->ndefined && strcmp(s->defined[i].name, name) == 0; i++) {
-		const struct host_symbol *d = &s->defined[i];
+	if (!s->by_name)
+		return false;
+	for (slot = name_hash(name) & mask; s->by_name[slot]; slot = (slot + 1) & mask) {
+		const struct host_symbol *d = &s->defined[s->by_name[slot] - 1];
 
+		if (strcmp(d->name, name) != 0)
+			continue;
 		if (!version && !d->hidden)
 			return true;
 		if (version && (!d->version || !s->versioned || strcmp(d->version, version) == 0))

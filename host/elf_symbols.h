@@ -8,10 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The strings point into the file's tables, which host_symbols holds until
+ * host_symbols_free: no copy per symbol (a scope of 25 libraries is tens of
+ * thousands of symbols, read at the end of every traced run that unloads a
+ * CUDA library). */
 struct host_symbol {
-	char *name;
-	char *version;      /* the version node, or NULL for an unversioned symbol */
-	char *file;         /* undefined only: the DT_NEEDED file the version is required from */
+	const char *name;
+	const char *version; /* the version node, or NULL for an unversioned symbol */
+	const char *file;   /* undefined only: the DT_NEEDED file the version is required from */
 	bool weak;          /* STB_WEAK: an undefined weak symbol may stay unresolved */
 	bool hidden;        /* defined only: a non-default version (name@VER, not @@) */
 };
@@ -21,9 +25,14 @@ struct host_symbols {
 	bool versioned;     /* the file has a DT_VERDEF table */
 	struct host_symbol *needed;   /* undefined, in .dynsym order */
 	size_t nneeded;
-	struct host_symbol *defined;  /* defined and exported (default or protected), sorted by name */
+	struct host_symbol *defined;  /* defined and exported (default or protected), in .dynsym order */
 	size_t ndefined;
 	char error[256];
+	/* private: the open file's tables (libelf's) and an index of defined
+	 * by name (open addressing, slots of defined's index + 1; 0 is empty) */
+	void *elf;
+	size_t *by_name;
+	size_t nslots;
 };
 
 /* False (and out->error) for a file that is not a readable ELF object.

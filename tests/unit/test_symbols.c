@@ -88,6 +88,55 @@ START_TEST(test_tables_versions_and_weak)
 }
 END_TEST
 
+/* The index of definitions by name (host_symbols_define's probe): one name
+ * at two version nodes, the old one hidden (foo@V1, foo@@V2, as glibc's
+ * memcpy@GLIBC_2.2.5 and memcpy@@GLIBC_2.14), and a table of 3,000 names,
+ * enough to fill chains of the open addressing; none is found that is not
+ * there. */
+START_TEST(test_index_versions_and_many_names)
+{
+	static const char two[] = "int foo_v1(void) { return 1; }\n"
+				  "int foo_v2(void) { return 2; }\n"
+				  "__asm__(\".symver foo_v1, foo@V1\");\n"
+				  "__asm__(\".symver foo_v2, foo@@V2\");\n";
+	struct host_symbols s;
+	char *src, name[32];
+	size_t off = 0, cap = 3000 * 48;
+	int i;
+
+	build("two/libtwo.so", "libtwo.so", two, "V1 { global: foo; }; V2 { global: foo; } V1;", NULL);
+	ck_assert(host_symbols_read(fx_path("two/libtwo.so"), &s));
+	ck_assert(s.versioned);
+	ck_assert(host_symbols_define(&s, "foo", "V1"));
+	ck_assert(host_symbols_define(&s, "foo", "V2"));
+	ck_assert(host_symbols_define(&s, "foo", NULL));  /* the default, V2 */
+	ck_assert(!host_symbols_define(&s, "foo", "V3"));
+	ck_assert(!host_symbols_define(&s, "foo_v3", NULL));
+	host_symbols_free(&s);
+
+	src = malloc(cap);
+	ck_assert_ptr_nonnull(src);
+	for (i = 0; i < 3000; i++)
+		off += (size_t)snprintf(src + off, cap - off, "int sym_%d(void) { return %d; }\n", i, i);
+	build("many/libmany.so", "libmany.so", src, NULL, NULL);
+	free(src);
+	ck_assert(host_symbols_read(fx_path("many/libmany.so"), &s));
+	ck_assert(!s.versioned);
+	ck_assert_uint_ge(s.ndefined, 3000);
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "sym_%d", i);
+		ck_assert_msg(host_symbols_define(&s, name, NULL), "%s not found", name);
+		/* a file without version information serves any version */
+		ck_assert(host_symbols_define(&s, name, "ANY_1.0"));
+	}
+	for (i = 3000; i < 6000; i++) {
+		snprintf(name, sizeof(name), "sym_%d", i);
+		ck_assert_msg(!host_symbols_define(&s, name, NULL), "%s found", name);
+	}
+	host_symbols_free(&s);
+}
+END_TEST
+
 static size_t gaps_with(const char *jit, bool with_helper, struct gt_symbol_gap **gaps)
 {
 	struct gt_sym_scope scope = { 0 };
@@ -238,6 +287,7 @@ Suite *symbols_suite(void)
 	fx_add_fixtures(tc);
 	tcase_set_timeout(tc, 60);  /* each test runs cc */
 	tcase_add_test(tc, test_tables_versions_and_weak);
+	tcase_add_test(tc, test_index_versions_and_many_names);
 	tcase_add_test(tc, test_gap_names_symbol_provider_and_good_copy);
 	tcase_add_test(tc, test_no_gap_when_provider_has_it);
 	tcase_add_test(tc, test_unversioned_gap_needs_a_copy_that_has_it);
