@@ -905,9 +905,40 @@ static void keep_rank_facts(const char *dir)
 	gt_free_list(files, n);
 }
 
+/* GPUTRACE_FACTS_PROFILE=1 (facts/facts.c) also says what the diagnosis
+ * child cost, as the launcher saw it: the CPU time its reaping added to
+ * RUSAGE_CHILDREN (the command was reaped before) and the wall time from
+ * the fork to the reaping. That is the end-of-run diagnosis as users pay
+ * it: forked, not a `gputrace report` process started anew. */
+static bool profile_wanted(void)
+{
+	const char *v = getenv("GPUTRACE_FACTS_PROFILE");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+static double children_cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void diagnose_apart(const char *dir, bool print, bool keep, bool had_traces, bool color, bool rank_only)
 {
 	double limit = diagnosis_limit();
+	double cpu0 = children_cpu_ms(), wall0 = mono_ms();
 	char report[PATH_MAX + 32];
 	sigset_t chld, old;
 	pid_t pid;
@@ -946,6 +977,9 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 	else if (WIFSIGNALED(st))
 		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
 			WTERMSIG(st), dir);
+	if (profile_wanted())
+		fprintf(stderr, "gputrace facts profile: diagnosis child %.3f ms CPU, %.3f ms wall\n",
+			children_cpu_ms() - cpu0, mono_ms() - wall0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 

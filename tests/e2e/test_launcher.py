@@ -1,5 +1,6 @@
 """The gputrace command: exit status, signals, errors, stdio, children, switches."""
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -100,6 +101,21 @@ class Environment(unittest.TestCase):
         self.assertEqual(r.proc.stderr, b"")  # -q: nothing of ours on stderr
         with open(os.path.join(r.outdir, "report.txt")) as f:
             self.assertIn("gputrace report: 1 process, 0 errors", f.read())
+        cleanup(r)
+
+    def test_facts_profile_says_what_the_diagnosis_cost(self):
+        # GPUTRACE_FACTS_PROFILE=1: the launcher's line for its forked
+        # diagnosis child (bench/README.md's end-of-run figure), with -q too
+        r = run_traced(["true"], opts=["-q"], env={"GPUTRACE_FACTS_PROFILE": "1"})
+        self.assertEqual(r.proc.returncode, 0)
+        m = re.search(rb"^gputrace facts profile: diagnosis child ([0-9.]+) ms CPU, ([0-9.]+) ms wall$",
+                      r.proc.stderr, re.M)
+        self.assertIsNotNone(m, r.proc.stderr)
+        self.assertGreater(float(m.group(2)), 0.0)
+        self.assertTrue(os.path.exists(os.path.join(r.outdir, "report.txt")))
+        cleanup(r)
+        r = run_traced(["true"], opts=["-q"], env={"GPUTRACE_FACTS_PROFILE": "0"})
+        self.assertEqual(r.proc.stderr, b"")
         cleanup(r)
 
     def test_trace_file_is_private(self):

@@ -19,13 +19,15 @@
 #   torch-import.txt          python3 -c 'import torch' bare, with the library
 #                             alone, and gputrace -q -o DIR, 11 rotating rounds
 #                             (aim: -o / bare <= 1.01, library alone within noise)
+#   diagnosis-child.txt       the diagnosis child of gputrace -q -o DIR -- import torch,
+#                             as the launcher measured it (aim <= 10 ms), RD runs
 #   report-torch.txt          the end-of-run diagnosis of one traced import torch
 #                             (aim <= 10 ms): live (asking the host, as at the
 #                             end of a run), recorded (a later report, reading
 #                             the facts file) and the process start alone
 # B=DIR names another build folder (default build-gpu); R, N1, N8 the rounds
 # and pairs (11, 10000000, 1000000), smaller for a quick try; RT the rounds of
-# import torch (R). ONLY="hooks again torch report" (the default: all) picks parts; BEFORE=PATH/gputrace adds another build's
+# import torch (R). ONLY="hooks again torch diag report" (the default: all) picks parts; BEFORE=PATH/gputrace adds another build's
 # traced arm to the hooks' rounds (paired.py --also). The fake runtime of the
 # build must be 993b109's or later (a counter per thread): the older one made
 # bare 8-thread calls wait for one shared line (144 ns a call at 8 threads).
@@ -45,7 +47,7 @@ B=$(cd "$B" && pwd)
 CC=${CC:-cc}
 mkdir -p "$B/bench"
 echo "host: $(uname -srm), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
-want() { case " ${ONLY:-hooks again torch report} " in *" $1 "*) return 0;; esac; return 1; }
+want() { case " ${ONLY:-hooks again torch diag report} " in *" $1 "*) return 0;; esac; return 1; }
 
 if want hooks; then
 $CC -O2 -pthread -o "$B/bench/malloc_loop" bench/malloc_loop.c -L"$B/fixtures/cuda-13/lib64" \
@@ -74,11 +76,35 @@ tail -n +1 "$OUT"/loaded-again.txt | grep -v "^command\|^rounds"
 fi
 LIB=$B/libgputrace.so
 if want torch; then
+# PIN="taskset -c 3" runs every arm on one CPU: import torch starts
+# threads whose spinning spread the unpinned CPU times over ~1.8 s a run
+# (bench/results/gpu-s40/call1: 4 runs pinned 2.83-3.00 s CPU, unpinned
+# 4.69-5.70 s); what gputrace adds does not depend on the CPU count.
+# Every arm then starts through the same `taskset -c N env`, the library's
+# variables set by env, so that only python3 is audited.
+P=${PIN:+$PIN env }
 "$PY" bench/arms.py --rounds "${RT:-$R}" \
-	"bare=$PY -c 'import torch'" \
-	"lib=d=\$(mktemp -d); GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
-	"o=d=\$(mktemp -d); $B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
+	"bare=$P$PY -c 'import torch'" \
+	"lib=d=\$(mktemp -d); ${P:-env }GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
+	"o=d=\$(mktemp -d); $P$B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
 tail -n +1 "$OUT"/torch-import.txt
+fi
+if want diag; then
+# The end-of-run diagnosis as users pay it: the forked child of
+# `gputrace -q -o DIR -- python3 -c 'import torch'`, its CPU and wall time
+# as the launcher reaped it (GPUTRACE_FACTS_PROFILE=1), RD runs (11).
+for i in $(seq "${RD:-11}"); do
+	d=$(mktemp -d)
+	GPUTRACE_FACTS_PROFILE=1 $B/gputrace -q -o "$d/t" -- "$PY" -c 'import torch' 2>&1 | grep 'diagnosis child'
+	rm -rf "$d"
+done >"$OUT/diagnosis-child.txt"
+"$PY" - "$OUT/diagnosis-child.txt" <<'PYEOF' | tee -a "$OUT/diagnosis-child.txt"
+import re, statistics, sys
+v = [tuple(map(float, m)) for m in re.findall(r"child ([0-9.]+) ms CPU, ([0-9.]+) ms wall", open(sys.argv[1]).read())]
+print("diagnosis child of import torch, %d runs: CPU median %.1f ms [min %.1f, max %.1f], wall median %.1f ms"
+      % (len(v), statistics.median(c for c, _ in v), min(c for c, _ in v), max(c for c, _ in v),
+         statistics.median(w for _, w in v)))
+PYEOF
 fi
 if want report; then
 # The end-of-run diagnosis is what `gputrace PROGRAM` runs after the program
