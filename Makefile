@@ -339,10 +339,13 @@ TEST_MAKE_VARS = CC='$(CC)' CFLAGS='$(CFLAGS)' CPPFLAGS='$(CPPFLAGS)' LDFLAGS='$
 # What `make check` runs, in whatever build BUILD and SAN name. The e2e
 # modules run a few at a time (tools/run-e2e.py: they mostly wait on the
 # programs they start); E2E="test_trust test_tracer" runs those alone,
-# E2E_JOBS=1 one after the other. The wheel (make wheel, its own release
-# build under $(BUILD)/wheel) is for tests/e2e/test_wheel.py.
+# E2E_JOBS=1 one after the other; by default two more than CPUs (with one
+# more, CI's 2 CPUs idled while test_multi, test_report and test_doctor
+# waited: 26 of their 88, 22 of 52, 12 of 30 s were CPU). The wheel (make
+# wheel, its own release build under $(BUILD)/wheel) is for
+# tests/e2e/test_wheel.py.
 E2E ?=
-E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
+E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 2 )))
 test: all $(BUILD)/unit_tests $(TEST_PROGS) fixtures wheel
 	$(PYTHON) tools/check-pure-rules.py $(BUILD)
 	$(BUILD)/unit_tests
@@ -415,8 +418,15 @@ DEB_MAINTAINER ?= the gputrace authors <gputrace@example.org>
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || stat -c %Y VERSION)
 deb: $(DEB)
 $(DEB): export SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
+# DEB_OBJECTS=DIR: a release build folder made with the same flags (the
+# wheel's, make check's build/check/wheel/build): its objects are copied in
+# and only linked here. Its flags.txt comes with them: built with other
+# flags, everything is compiled again (BUILD_FLAGS_FILE), as without it.
+DEB_OBJECTS ?=
 $(DEB): VERSION packaging/control.in packaging/copyright packaging/changelog.in packaging/lintian-overrides FORCE
 	rm -rf $(DEB_BUILD)
+	$(if $(DEB_OBJECTS),mkdir -p $(DEB_BUILD)/build && \
+		cp -a $(DEB_OBJECTS)/lib $(DEB_OBJECTS)/cmd $(DEB_OBJECTS)/flags.txt $(DEB_BUILD)/build/)
 	$(MAKE) BUILD=$(DEB_BUILD)/build SAN= GVC=0 CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
 		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		install DESTDIR=$(abspath $(DEB_ROOT)) PREFIX=/usr MANSUFFIX=.gz \
@@ -457,10 +467,17 @@ WHEEL_BUILD := $(BUILD)/wheel
 WHEEL_LIBS := JANSSON_LIBS=-l:libjansson.a ELF_LIBS="-l:libelf.a -l:libz.a"
 .PHONY: wheel
 wheel: export SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
-# The release flags whatever the caller's CFLAGS (make check's are -O1).
-WHEEL_CFLAGS ?= -O2 -g
+# The release flags whatever the caller's CFLAGS (make check's are -O1): the
+# .deb's, from dpkg-buildflags (-O2, the stack protector, _FORTIFY_SOURCE,
+# relro; -O2 -g where there is no dpkg-buildflags), so that the package can
+# be linked from the wheel's objects instead of compiling them again
+# (DEB_OBJECTS: .ci/run, CI's time). Expanded by the recipe's shell.
+WHEEL_CFLAGS ?= $$(dpkg-buildflags --get CFLAGS 2>/dev/null || echo -O2 -g)
+WHEEL_CPPFLAGS ?= $$(dpkg-buildflags --get CPPFLAGS 2>/dev/null)
+WHEEL_LDFLAGS ?= $$(dpkg-buildflags --get LDFLAGS 2>/dev/null)
 wheel:
-	$(MAKE) BUILD=$(WHEEL_BUILD)/build SAN= GVC=0 CFLAGS="$(WHEEL_CFLAGS)" $(WHEEL_LIBS) all
+	$(MAKE) BUILD=$(WHEEL_BUILD)/build SAN= GVC=0 CFLAGS="$(WHEEL_CFLAGS)" CPPFLAGS="$(WHEEL_CPPFLAGS)" \
+		LDFLAGS="$(WHEEL_LDFLAGS)" $(WHEEL_LIBS) all
 	$(PYTHON) tools/build-wheel.py --build $(WHEEL_BUILD)/build --stage $(WHEEL_BUILD)/stage \
 		--dist $(BUILD)/dist
 

@@ -18,7 +18,10 @@ if [ -z "${FIXTURES:-}" ]; then
 	make -s -j"$jobs" fixtures
 fi
 [ -x "$FIXTURES/scenarios/sc_runpath" ] || fail "no fixture program $FIXTURES/scenarios/sc_runpath"
-make -s -j"$jobs" deb
+# DEB_OBJECTS=DIR (.ci/run: make check's wheel build, same flags): the
+# package is linked from those objects (the Makefile's deb target); WERROR
+# is passed on so that the flags, and so the objects, are the same.
+make -s -j"$jobs" deb ${DEB_OBJECTS:+DEB_OBJECTS="$DEB_OBJECTS"} ${WERROR:+WERROR="$WERROR"}
 deb=$(ls gputrace_"$(cat VERSION)"_*.deb)
 if command -v lintian >/dev/null 2>&1; then
 	lintian --fail-on error "$deb"
