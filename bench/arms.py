@@ -1,18 +1,20 @@
 #!/usr/bin/python3
 """Paired rounds of several commands (arms), whole-process wall time, medians.
 
-    arms.py [--rounds R] [--warmup W] NAME=COMMAND [NAME=COMMAND...]
+    arms.py [--rounds R] [--warmup W] [--json PATH] NAME=COMMAND [NAME=COMMAND...]
 
 Each round runs every arm once, in an order that rotates from round to round;
 W warm-up rounds (1) are not counted.  COMMAND is a shell command line (sh -c),
 its output thrown away; it must exit 0 or 1 (a report with an error-level
 finding exits 1).  Prints each arm's median, min and max in ms, and the median
-of its per-round difference to the first arm; then the same of its CPU time
+of its per-round difference to the first arm (with the middle half of those
+differences and 1 + that median over the first arm's median); then the same of its CPU time
 (user + system of the command and its children, from getrusage): on a shared
 machine other load stretches the wall time, far less the CPU time.  Python
 standard library only.
 """
 import argparse
+import json
 import resource
 import statistics
 import subprocess
@@ -36,19 +38,37 @@ def run(cmd):
     return ms, cpu
 
 
+def middle_half(v):
+    """The 25th and 75th percentiles (statistics.quantiles, 'inclusive')."""
+    if len(v) < 2:
+        return v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[2]
+
+
 def summary(arms, vals, what):
     first = arms[0][0]
+    base = statistics.median(vals[first])
     for name, cmd in arms:
         v = vals[name]
-        diff = statistics.median(x - y for x, y in zip(v, vals[first]))
+        diffs = [x - y for x, y in zip(v, vals[first])]
+        diff = statistics.median(diffs)
         print("%-10s %s median %8.1f ms  [min %.1f, max %.1f]  vs %s: %+.1f ms  (%s)" % (
             name, what, statistics.median(v), min(v), max(v), first, diff, cmd))
+        if name != first:
+            # How far the paired differences spread, and the median
+            # difference over the first arm's median: the ratio an aim
+            # such as "-o / bare <= 1.01" is about.
+            lo, hi = middle_half(diffs)
+            print("%-10s %s   per-round difference middle half [%+.1f, %+.1f] ms; "
+                  "1 + median difference / %s median = %.4f" % ("", what, lo, hi, first, 1 + diff / base))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--json", metavar="PATH", help="also write every round's figures there")
     ap.add_argument("arms", nargs="+", metavar="NAME=COMMAND")
     a = ap.parse_args()
     arms = []
@@ -71,6 +91,10 @@ def main():
     print("rounds: %d, order rotating, %d warm-up round(s) not counted" % (a.rounds, a.warmup))
     summary(arms, wall, "wall")
     summary(arms, cpu, "cpu ")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"arms": dict(arms), "rounds": a.rounds, "order": "rotating", "wall_ms": wall,
+                       "cpu_ms": cpu}, f, indent=1)
 
 
 if __name__ == "__main__":

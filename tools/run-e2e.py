@@ -76,7 +76,7 @@ def run(module):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-j", type=int, default=(os.cpu_count() or 2) + 2, help="modules at once")
+    ap.add_argument("-j", type=int, default=(os.cpu_count() or 2) + 1, help="modules at once")
     ap.add_argument("module", nargs="*")
     args = ap.parse_args()
     todo = modules(args.module)

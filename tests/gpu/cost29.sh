@@ -83,7 +83,7 @@ if want torch; then
 # Every arm then starts through the same `taskset -c N env`, the library's
 # variables set by env, so that only python3 is audited.
 P=${PIN:+$PIN env }
-"$PY" bench/arms.py --rounds "${RT:-$R}" \
+"$PY" bench/arms.py --rounds "${RT:-$R}" --json "$OUT/torch-import.json" \
 	"bare=$P$PY -c 'import torch'" \
 	"lib=d=\$(mktemp -d); ${P:-env }GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
 	"o=d=\$(mktemp -d); $P$B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
