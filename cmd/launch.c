@@ -11,6 +11,7 @@
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
 #include "common/trace_file.h"
+#include "host/dir_listing.h"
 #include "read/trace_read.h"
 
 #include <dirent.h>
@@ -960,6 +961,9 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 		FILE *kept = NULL;
 
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* The program may have added libraries (a pip install it ran):
+		 * nothing the launcher read of the folders before is kept. */
+		host_dir_listing_free();
 		if (rank_only)
 			keep_rank_facts(dir);
 		if (keep)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "host/dir_listing.h"
 #include "host/elf_info.h"
 #include "host/elf_load.h"
 #include "host/ldso_help.h"
@@ -263,7 +264,12 @@ static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t 
 	}
 	s->t = gt_xrealloc(s->t, (s->n + 1) * sizeof(*s->t));
 	t = &s->t[s->n];
-	host_elf_load_read(path, false, &l);
+	/* Most tries name nothing: the folder's listing says so without an
+	 * open() (host/dir_listing.h); what is there is still judged. */
+	if (host_dir_lacks(path))
+		l = (struct host_elf_load){ .verdict = HOST_LOAD_ABSENT };  /* as open()'s ENOENT */
+	else
+		host_elf_load_read(path, false, &l);
 	*v = l.verdict;
 	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = l.exists, .usable = *v == V_USABLE },
 			     .v = *v, .dev = l.dev, .ino = l.ino };

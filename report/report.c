@@ -15,6 +15,7 @@
 #include "rules/rules.h"
 #include "rules/shown_path.h"
 #include "host/framework.h"
+#include "host/dir_listing.h"
 #include "host/package.h"
 #include "common/xalloc.h"
 #include "gputrace/trace_format.h"
@@ -395,6 +396,7 @@ void gt_report_free(struct gt_report *r)
 	gt_facts_set_free(r->facts);
 	host_package_cache_free();
 	host_framework_cache_free();
+	host_dir_listing_free();
 	memset(r, 0, sizeof(*r));
 }
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/dir_listing.h"
 #include "host/resolve.h"
 #include "tests/unit/unit.h"
 
@@ -438,10 +439,79 @@ START_TEST(test_loader_dirs)
 }
 END_TEST
 
+/* host/dir_listing.c: only "certainly absent" comes from a listing, as
+ * open() would say ENOENT or ENOTDIR; the rest is left to the disk. */
+static const char *at(const char *dir, const char *rel)
+{
+	static char buf[2][PATH_MAX + 300];
+	static int k;
+
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, rel);
+	return buf[k];
+}
+
+static void put_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+}
+
+START_TEST(test_dir_listing_says_absent_only)
+{
+	char dir[] = "/tmp/gt-dirlist-XXXXXX", cmd[PATH_MAX + 16], longname[NAME_MAX + 2];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	host_dir_listing_free();
+	put_file(at(dir, "libfoo.so.1"));
+	ck_assert_int_eq(mkdir(at(dir, "sub"), 0755), 0);
+	ck_assert_int_eq(symlink("sub", at(dir, "link")), 0);
+	ck_assert_int_eq(symlink("nowhere", at(dir, "dangling")), 0);
+	ck_assert(!host_dir_lacks(at(dir, "libfoo.so.1")));  /* there: the disk judges it */
+	ck_assert(host_dir_lacks(at(dir, "libbar.so.1")));
+	ck_assert(!host_dir_lacks(at(dir, "sub")));
+	ck_assert(!host_dir_lacks(at(dir, "dangling")));     /* an entry, whatever it points to */
+	ck_assert(host_dir_lacks(at(dir, "nosuch/libfoo.so.1")));   /* ENOENT */
+	ck_assert(host_dir_lacks(at(dir, "libfoo.so.1/libfoo.so.1"))); /* ENOTDIR */
+	ck_assert(host_dir_lacks(at(dir, "link/libfoo.so.1")));    /* the empty folder, by its link */
+	/* kept for the process: a file made since is not seen until forgotten */
+	put_file(at(dir, "libbar.so.1"));
+	ck_assert(host_dir_lacks(at(dir, "libbar.so.1")));
+	host_dir_listing_free();
+	ck_assert(!host_dir_lacks(at(dir, "libbar.so.1")));
+	/* what open() would not answer with ENOENT is left to it */
+	memset(longname, 'x', NAME_MAX + 1);
+	longname[NAME_MAX + 1] = 0;
+	ck_assert(!host_dir_lacks(at(dir, longname)));
+	ck_assert(!host_dir_lacks("libfoo.so.1"));
+	ck_assert(!host_dir_lacks(at(dir, "")));
+	ck_assert(!host_dir_lacks(NULL));
+	/* a folder too big to be worth listing (1,000 names: over 16 KiB on
+	 * ext4 and tmpfs alike) is asked of the disk */
+	ck_assert_int_eq(mkdir(at(dir, "big"), 0755), 0);
+	for (int i = 0; i < 1000; i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "big/lib%04d.so", i);
+		put_file(at(dir, rel));
+	}
+	ck_assert(!host_dir_lacks(at(dir, "big/libnone.so")));
+	ck_assert(!host_dir_lacks(at(dir, "big/lib0007.so")));
+	/* a name in the root folder */
+	ck_assert(host_dir_lacks("/gt-no-such-entry-in-the-root"));
+	ck_assert(!host_dir_lacks("/etc"));
+	host_dir_listing_free();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
-	TCase *tc = tcase_create("loader"), *odd = tcase_create("odd files");
+	TCase *tc = tcase_create("loader"), *odd = tcase_create("odd files"), *listing;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_loader_dirs);
@@ -451,5 +521,8 @@ Suite *resolve_suite(void)
 	tcase_add_unchecked_fixture(odd, make_scratch_root, remove_scratch_root);
 	tcase_add_loop_test(odd, test_resolve_odd_files_and_subfolders, 0, NODD);
 	suite_add_tcase(s, odd);
+	listing = tcase_create("folder listings");
+	tcase_add_test(listing, test_dir_listing_says_absent_only);
+	suite_add_tcase(s, listing);
 	return s;
 }

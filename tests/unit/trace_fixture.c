@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host/framework.h"
+#include "host/dir_listing.h"
 #include "host/package.h"
 
 #define MAX_LINES 64
@@ -246,6 +247,7 @@ void fx_free(struct fx_diag *d)
 	 * (the shared runner of main.c runs the next test in this process) */
 	host_package_cache_free();
 	host_framework_cache_free();
+	host_dir_listing_free();
 	gt_facts_set_free(d->facts);
 	gt_process_free(&d->proc);
 }
