@@ -11,7 +11,8 @@
 #include "gputrace/trace_format.h"
 #include "common/jline.h"
 #include "common/trace_file.h"
-#include "host/dir_listing.h"
+#include "facts/facts.h"
+#include "host/caches.h"
 #include "read/trace_read.h"
 
 #include <dirent.h>
@@ -911,13 +912,6 @@ static void keep_rank_facts(const char *dir)
  * RUSAGE_CHILDREN (the command was reaped before) and the wall time from
  * the fork to the reaping. That is the end-of-run diagnosis as users pay
  * it: forked, not a `gputrace report` process started anew. */
-static bool profile_wanted(void)
-{
-	const char *v = getenv("GPUTRACE_FACTS_PROFILE");
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 static double children_cpu_ms(void)
 {
 	struct rusage ru;
@@ -962,8 +956,8 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* The program may have added libraries (a pip install it ran):
-		 * nothing the launcher read of the folders before is kept. */
-		host_dir_listing_free();
+		 * nothing the launcher read of the host before is kept. */
+		host_caches_free();
 		if (rank_only)
 			keep_rank_facts(dir);
 		if (keep)
@@ -981,7 +975,7 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 	else if (WIFSIGNALED(st))
 		fprintf(stderr, LOG_PREFIX "the diagnosis failed (signal %d); the traces are in %s\n",
 			WTERMSIG(st), dir);
-	if (profile_wanted())
+	if (gt_facts_profile_wanted())
 		fprintf(stderr, "gputrace facts profile: diagnosis child %.3f ms CPU, %.3f ms wall\n",
 			children_cpu_ms() - cpu0, mono_ms() - wall0);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -112,13 +112,17 @@ static void profile_print(void)
 			(double)profile[i].ns / 1e6);
 }
 
+bool gt_facts_profile_wanted(void)
+{
+	const char *v = getenv("GPUTRACE_FACTS_PROFILE");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 static bool profile_on(void)
 {
-	const char *v;
-
 	if (!profile_state) {
-		v = getenv("GPUTRACE_FACTS_PROFILE");
-		profile_state = v && *v && strcmp(v, "0") ? 1 : 2;
+		profile_state = gt_facts_profile_wanted() ? 1 : 2;
 		if (profile_state == 1)
 			atexit(profile_print);
 	}

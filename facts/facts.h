@@ -122,4 +122,8 @@ const char *gt_facts_etc_preload(struct gt_host_facts *f);
  * the traced host (host_gpu_presence_read)? False when not known. */
 bool gt_facts_gpu_presence(struct gt_host_facts *f, struct host_gpu_presence *out);
 
+/* GPUTRACE_FACTS_PROFILE set and not "0": the questions' counts and times
+ * are printed at exit (and `gputrace COMMAND` times its diagnosis child). */
+bool gt_facts_profile_wanted(void);
+
 #endif

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,67 +15,26 @@
 #include "host/path_memo.h"
 
 /* A folder bigger than this (st_size: 4 KiB blocks on ext4, bytes of names
- * elsewhere) is not listed but asked of the disk: listing costs about half a
- * microsecond a name, a failing open() a few, and a search asks only a few
- * dozen names of /usr/lib/x86_64-linux-gnu's ~1,800 (72 KiB here; listing
- * it made `scan --for libtorch_cpu.so` 1.0 ms slower). A wheel's folders
- * and the glibc-hwcaps subfolders, most of them absent, are what it saves
- * on. */
+ * elsewhere) is not listed but asked of the disk: listing all ~1,800 names
+ * of /usr/lib/x86_64-linux-gnu (72 KiB here) for the few dozen a search
+ * asks there made `scan --for libtorch_cpu.so` 1.0 ms slower. A wheel's
+ * folders and the glibc-hwcaps subfolders, most of them absent, are what
+ * it saves on (bench/README.md section 16). */
 #define MAX_DIR_BYTES (16 * 1024)
 #define MAX_ENTRIES 20000
 
 enum state { LISTED, MISSING, UNLISTABLE };
 
-/* One folder: its names in open addressing on host_path_hash. */
+/* One folder; its names are keys of a host_memo (values none). */
 struct listing {
 	char *dir;
 	enum state state;
-	char **names;
-	size_t n, cap;
+	struct host_memo names;
 };
 
 /* The folders, in open addressing on their path. */
 static struct listing *folders;
 static size_t nfolders, folders_cap;
-
-static size_t name_slot(const struct listing *l, const char *name, size_t len)
-{
-	size_t k = (size_t)host_path_hash(name, len) & (l->cap - 1);
-
-	while (l->names[k] && (strncmp(l->names[k], name, len) != 0 || l->names[k][len]))
-		k = (k + 1) & (l->cap - 1);
-	return k;
-}
-
-static void add_name(struct listing *l, const char *name)
-{
-	size_t i, k, len = strlen(name);
-
-	if (2 * (l->n + 1) > l->cap) {
-		struct listing old = *l;
-
-		l->cap = old.cap ? 2 * old.cap : 64;
-		l->names = gt_xcalloc(l->cap, sizeof(*l->names));
-		for (i = 0; i < old.cap; i++)
-			if (old.names[i])
-				l->names[name_slot(l, old.names[i], strlen(old.names[i]))] = old.names[i];
-		free(old.names);
-	}
-	k = name_slot(l, name, len);
-	if (!l->names[k]) {
-		l->names[k] = gt_xstrdup(name);
-		l->n++;
-	}
-}
-
-static void forget_names(struct listing *l)
-{
-	for (size_t i = 0; i < l->cap; i++)
-		free(l->names[i]);
-	free(l->names);
-	l->names = NULL;
-	l->n = l->cap = 0;
-}
 
 static void list_folder(struct listing *l)
 {
@@ -106,15 +64,15 @@ static void list_folder(struct listing *l)
 				l->state = UNLISTABLE;
 			break;
 		}
-		if (l->n >= MAX_ENTRIES) {
+		if (l->names.n >= MAX_ENTRIES) {
 			l->state = UNLISTABLE;
 			break;
 		}
-		add_name(l, e->d_name);
+		host_memo_put(&l->names, e->d_name, NULL);
 	}
 	closedir(d);
 	if (l->state != LISTED)
-		forget_names(l);
+		host_memo_free(&l->names);
 }
 
 static size_t folder_slot(const char *dir, size_t len)
@@ -159,6 +117,7 @@ bool host_dir_lacks(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	const struct listing *l;
+	const char *ignored;
 	size_t dlen, nlen;
 
 	if (!slash || !slash[1] || strlen(path) >= PATH_MAX)
@@ -172,7 +131,7 @@ bool host_dir_lacks(const char *path)
 		return true;
 	if (l->state != LISTED)
 		return false;
-	return !l->cap || !l->names[name_slot(l, slash + 1, nlen)];
+	return !host_memo_get(&l->names, slash + 1, &ignored);
 }
 
 void host_dir_listing_free(void)
@@ -180,7 +139,7 @@ void host_dir_listing_free(void)
 	for (size_t i = 0; i < folders_cap; i++)
 		if (folders[i].dir) {
 			free(folders[i].dir);
-			forget_names(&folders[i]);
+			host_memo_free(&folders[i].names);
 		}
 	free(folders);
 	folders = NULL;

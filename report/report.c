@@ -14,9 +14,7 @@
 #include "rules/fix_command.h"
 #include "rules/rules.h"
 #include "rules/shown_path.h"
-#include "host/framework.h"
-#include "host/dir_listing.h"
-#include "host/package.h"
+#include "host/caches.h"
 #include "common/xalloc.h"
 #include "gputrace/trace_format.h"
 
@@ -394,9 +392,7 @@ void gt_report_free(struct gt_report *r)
 		group_free(r->groups[i]);
 	free(r->groups);
 	gt_facts_set_free(r->facts);
-	host_package_cache_free();
-	host_framework_cache_free();
-	host_dir_listing_free();
+	host_caches_free();
 	memset(r, 0, sizeof(*r));
 }
 

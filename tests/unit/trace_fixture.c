@@ -12,9 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/framework.h"
-#include "host/dir_listing.h"
-#include "host/package.h"
+#include "host/caches.h"
 
 #define MAX_LINES 64
 
@@ -245,9 +243,7 @@ void fx_free(struct fx_diag *d)
 	gt_model_free(&d->model);
 	/* as at the end of a report: the next diagnosis reads the host anew
 	 * (the shared runner of main.c runs the next test in this process) */
-	host_package_cache_free();
-	host_framework_cache_free();
-	host_dir_listing_free();
+	host_caches_free();
 	gt_facts_set_free(d->facts);
 	gt_process_free(&d->proc);
 }
