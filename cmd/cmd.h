@@ -31,7 +31,9 @@ int cmd_doctor_main(int argc, char **argv);
  * colour), either NULL, from one reading of the traces (issue 29: a second
  * for the kept report doubled the cost at exit). With gather_facts, this
  * host's files are asked now and the answers written beside the traces
- * (facts/facts.h), else the facts file is read. */
+ * (facts/facts.h), else the facts file is read. For a process that ends
+ * right after (the launcher's forked diagnosis child, which leaves by
+ * _exit): what the report holds is not freed. */
 void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bool gather_facts);
 /* The facts of these traces' files, asked of this host and written into
  * dir's facts file, with nothing printed: what one rank of a job leaves. */

@@ -967,6 +967,7 @@ static void diagnose_apart(const char *dir, bool print, bool keep, bool had_trac
 			cmd_report_after_run(dir, print ? stderr : NULL, color, kept, true);
 		if (kept)
 			close_report(kept, dir, report);
+		gt_facts_profile_flush();
 		fflush(NULL);
 		_exit(0);
 	}

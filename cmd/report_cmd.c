@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
@@ -19,6 +20,7 @@
 #include "compare/diff.h"
 #include "render/pictures.h"
 #include "common/xalloc.h"
+#include "facts/facts.h"
 
 #define WHO "gputrace report"
 
@@ -352,12 +354,34 @@ static void print_after_run(FILE *out, const struct gt_report *r, const char *di
 	gt_fold_line(out, where, GT_TEXT_WIDTH);
 }
 
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* GPUTRACE_FACTS_PROFILE=1: the CPU time of each phase of the diagnosis
+ * (bench/README.md section 17), said when the phase ends. */
+static double phase_done(const char *name, double since)
+{
+	double now = cpu_ms();
+
+	gt_facts_profile_phase(name, now - since);
+	return now;
+}
+
 void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bool gather_facts)
 {
 	char *paths[1] = { (char *)dir }, err[8192];
 	struct gt_report r;
+	double t = cpu_ms();
+	bool ok;
 
-	if (!gt_report_load_as(&r, paths, 1, gather_facts ? GT_FACTS_LIVE : GT_FACTS_RECORDED, err, sizeof(err))) {
+	ok = gt_report_load_as(&r, paths, 1, gather_facts ? GT_FACTS_LIVE : GT_FACTS_RECORDED, err, sizeof(err));
+	t = phase_done("load", t);
+	if (!ok) {
 		if (out)
 			fprintf(out, "gputrace: %s\n", gt_printable(err));
 		if (kept)
@@ -366,14 +390,19 @@ void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bo
 		return;
 	}
 	gt_report_analyse(&r);
+	t = phase_done("rules", t);
 	/* The traces stay readable without the facts: a folder that cannot
 	 * take them is said, and the report goes on. */
 	if (gather_facts && !gt_report_save_facts(&r, dir, err, sizeof(err)))
 		fprintf(stderr, "gputrace: the facts of this host were not kept beside the traces: %s\n",
 			gt_printable(err));
+	t = phase_done("facts", t);
 	if (out)
 		print_after_run(out, &r, dir, color);
 	if (kept)
 		print_after_run(kept, &r, dir, false);
-	gt_report_free(&r);
+	phase_done("render", t);
+	/* No gt_report_free: the child's memory goes with it at its _exit, and
+	 * freeing a report of an import torch, object by object, cost 0.2-0.7
+	 * ms of a diagnosis that should take 10 (bench/README.md section 17). */
 }

@@ -107,9 +107,25 @@ static void profile_print(void)
 {
 	int i;
 
-	for (i = 0; i < PROFILE_SECTIONS && profile[i].sec; i++)
+	for (i = 0; i < PROFILE_SECTIONS && profile[i].sec; i++) {
 		fprintf(stderr, "gputrace facts profile: %-14s %6lu asked %9.3f ms\n", profile[i].sec, profile[i].n,
 			(double)profile[i].ns / 1e6);
+		profile[i].sec = NULL;  /* said once, by the flush or at exit */
+		profile[i].n = 0;
+		profile[i].ns = 0;
+	}
+}
+
+void gt_facts_profile_flush(void)
+{
+	if (gt_facts_profile_wanted())
+		profile_print();
+}
+
+void gt_facts_profile_phase(const char *name, double ms)
+{
+	if (gt_facts_profile_wanted())
+		fprintf(stderr, "gputrace facts profile: phase %-8s %9.3f ms CPU\n", name, ms);
 }
 
 bool gt_facts_profile_wanted(void)

@@ -125,5 +125,11 @@ bool gt_facts_gpu_presence(struct gt_host_facts *f, struct host_gpu_presence *ou
 /* GPUTRACE_FACTS_PROFILE set and not "0": the questions' counts and times
  * are printed at exit (and `gputrace COMMAND` times its diagnosis child). */
 bool gt_facts_profile_wanted(void);
+/* The same, for what a caller times itself (the report's phases): one line
+ * "gputrace facts profile: NAME ... ms", printed at once. */
+void gt_facts_profile_phase(const char *name, double ms);
+/* Prints the sections' counts and times now: for a child that leaves by
+ * _exit, where the atexit print does not run. */
+void gt_facts_profile_flush(void);
 
 #endif

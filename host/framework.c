@@ -577,7 +577,7 @@ static bool dist_info_of(const char *path, char *out, size_t cap)
 	struct host_package pk;
 	char *slash;
 
-	if (!host_package_of(path, &pk) || strcmp(pk.manager, "pip") != 0)
+	if (!host_pip_package_of(path, &pk))
 		return false;
 	snprintf(out, cap, "%s", pk.record);
 	slash = strrchr(out, '/');
@@ -625,6 +625,14 @@ static void remember_install(const char *key, const struct host_needs *needs)
 	installs[ninstalls].key = k;
 	needs_copy(&installs[ninstalls].needs, needs);
 	ninstalls++;
+}
+
+bool host_framework_root(const char *lib_path, char *root, size_t cap)
+{
+	char site[PATH_MAX], top[128];
+
+	return lib_path && framework_install(lib_path, site, sizeof(site), top, sizeof(top)) &&
+	       join(root, cap, site, top);
 }
 
 bool host_framework_needs(const char *lib_path, struct host_needs *out)

@@ -31,6 +31,9 @@ struct host_needs {
  * such library. Pins under a pip extra count only where the pinned
  * distribution is installed beside it (the extra was asked for). */
 bool host_framework_needs(const char *lib_path, struct host_needs *out);
+/* The root host_framework_needs would give for lib_path, from the path's
+ * words alone (nothing read): false where it would give false. */
+bool host_framework_root(const char *lib_path, char *root, size_t cap);
 void host_needs_free(struct host_needs *needs);
 /* Forget the installs read (host_framework_needs reads each install once). */
 void host_framework_cache_free(void);

@@ -1145,7 +1145,9 @@ static const struct owner *owner_of(owner_fn fn, const char *abs, const char *re
 	return o;
 }
 
-bool host_package_of(const char *path, struct host_package *out)
+/* pip first, conda for a dist-info conda installed, dpkg last; with
+ * pip_only, no dpkg: its answer could not be pip's. */
+static bool package_of(const char *path, struct host_package *out, bool pip_only)
 {
 	char abs[PATH_MAX], real[PATH_MAX];
 	const struct owner *pip, *o;
@@ -1160,6 +1162,8 @@ bool host_package_of(const char *path, struct host_package *out)
 		fill_package(out, "pip", pip);
 		return true;
 	}
+	if (pip_only && !pip)
+		return false;
 	if ((o = owner_of(conda_owner, abs, real)) != NULL) {
 		fill_package(out, "conda", o);
 		return true;
@@ -1168,11 +1172,21 @@ bool host_package_of(const char *path, struct host_package *out)
 		fill_package(out, "pip", pip);
 		return true;
 	}
-	if ((o = owner_of(dpkg_owner, abs, real)) != NULL) {
+	if (!pip_only && (o = owner_of(dpkg_owner, abs, real)) != NULL) {
 		fill_package(out, "dpkg", o);
 		return true;
 	}
 	return false;
+}
+
+bool host_package_of(const char *path, struct host_package *out)
+{
+	return package_of(path, out, false);
+}
+
+bool host_pip_package_of(const char *path, struct host_package *out)
+{
+	return package_of(path, out, true) && strcmp(out->manager, "pip") == 0;
 }
 
 void host_package_cache_free(void)

@@ -15,6 +15,10 @@ struct host_package {
 /* False when no installer claims the file. The dpkg database is read from
  * $GPUTRACE_DPKG_ROOT (default /var/lib/dpkg). */
 bool host_package_of(const char *path, struct host_package *out);
+/* The same where the answer is pip's, else false, without dpkg's lists (a
+ * framework's dist-info: the files of Debian's python3-torch cost a dpkg
+ * lookup of ~2 ms to learn that pip has none). */
+bool host_pip_package_of(const char *path, struct host_package *out);
 /* Says that host_package_of(path) will be asked: the dpkg lists are then
  * read once for all the files said so, instead of once each. */
 void host_package_want(const char *path);

@@ -533,6 +533,7 @@ static void on_close(struct gt_process *p, const struct gt_jv *o, struct reading
 	if (ob) {
 		ob->closed = true;
 		ob->close_burst = rd->bursts;
+		ob->mapped_at_close = p->nobjects;
 	}
 	free(path);
 }

@@ -94,6 +94,7 @@ struct gt_object {
 	bool closed;          /* unmapped by dlclose, or by the loader undoing a load */
 	unsigned long close_burst; /* closed among consecutive close lines, numbered from 1:
 	                              the objects one dlclose, or one undone dlopen, unmapped */
+	size_t mapped_at_close;    /* how many objects had been mapped when it was closed */
 	bool from_linkmap;    /* seen only in the exit listing (LD_PRELOAD alone) */
 	bool cudart_static;   /* carries the CUDA runtime linked in (nvcc's default) */
 	bool main;            /* the program itself */

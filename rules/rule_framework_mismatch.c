@@ -196,16 +196,15 @@ static void check_need(const struct gt_proc_model *m, const struct host_needs *n
 	}
 }
 
-/* Each framework install once, however many of its libraries are loaded. */
-static bool seen_root(char seen[][4096], size_t *nseen, size_t cap, const char *root)
+/* Each framework install once, however many of its libraries are loaded:
+ * the first of its libraries with an answer speaks for it. */
+static bool root_seen(char seen[][4096], size_t nseen, const char *root)
 {
 	size_t i;
 
-	for (i = 0; i < *nseen; i++)
+	for (i = 0; i < nseen; i++)
 		if (strcmp(seen[i], root) == 0)
 			return true;
-	if (*nseen < cap)
-		snprintf(seen[(*nseen)++], sizeof(seen[0]), "%s", root);
 	return false;
 }
 
@@ -215,17 +214,25 @@ void rule_framework_mismatch(const struct gt_proc_model *m, struct gt_findings *
 	const struct gt_process *p = m->proc;
 	struct gt_family_info fi;
 	struct host_needs needs;
+	char root[4096];
 	size_t i, k, nseen = 0;
 
 	for (i = 0; i < p->nobjects; i++) {
 		const struct gt_object *ob = &p->objects[i];
 
+		/* The root from the path's words before asking: a torch run
+		 * loads ~300 files of one install, and each question is a
+		 * package lookup (bench/README.md section 17). */
 		if (!ob->path || ob->closed || gt_classify(ob->path, &fi) ||
+		    !host_framework_root(ob->path, root, sizeof(root)) || root_seen(seen, nseen, root) ||
 		    !gt_facts_framework_needs(m->facts, ob->path, &needs))
 			continue;
-		if (!seen_root(seen, &nseen, sizeof(seen) / sizeof(seen[0]), needs.root))
+		if (!root_seen(seen, nseen, needs.root)) {
+			if (nseen < sizeof(seen) / sizeof(seen[0]))
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", needs.root);
 			for (k = 0; k < needs.n; k++)
 				check_need(m, &needs, &needs.v[k], out);
+		}
 		host_needs_free(&needs);
 	}
 }

@@ -34,8 +34,8 @@ FORBIDDEN_PROJECT = {"gt_host_name", "gt_start_ticks_of"}
 # host/ functions that read nothing: freeing, naming, matching in memory.
 PURE_HOST = {
     "host_elf_free", "host_free_strings", "host_needs_free", "host_resolution_free",
-    "host_fatbin_image_name", "host_fatbin_list", "host_ldcache_lookup", "host_version_satisfies",
-    "host_where_label",
+    "host_fatbin_image_name", "host_fatbin_list", "host_framework_root", "host_ldcache_lookup",
+    "host_version_satisfies", "host_where_label",
 }
 
 

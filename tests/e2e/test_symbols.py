@@ -121,6 +121,39 @@ class HealthyLayouts(unittest.TestCase):
         self.assert_healthy(Traced(self, [DLOPEN, TORCH_NCCL], {}))
 
 
+class PlainDlclose(unittest.TestCase):
+    """A dlclose is not an undone load: the loader undoes a failed dlopen
+    under its load lock, so the objects it unmaps are the newest mapped and
+    all of them go. torch 2.11 on the H200 dlcloses libcuda.so.1 at exit,
+    after loading more; the report read every symbol table of the process
+    for it on every import torch (2.2 ms there, issue 29). The facts file
+    says which questions were asked."""
+
+    LATER = os.path.join(FIX, "image-nvml", "libnvidia-ml.so.1")
+    SCRIPT = ("import ctypes, _ctypes, sys\n"
+              "a = ctypes.CDLL(sys.argv[1])\n"
+              "b = ctypes.CDLL(sys.argv[2]) if sys.argv[2] else None\n"
+              "_ctypes.dlclose(a._handle)\n"
+              "print('closed')\n")
+
+    def symbol_questions(self, later):
+        d = Traced(self, ["/usr/bin/python3", "-c", self.SCRIPT, CUSPARSE, later], {})
+        self.assertEqual(d.run.proc.stdout, b"closed\n")
+        self.assertEqual(d.findings("missing-symbol"), [])
+        self.assertEqual(d.failed_loads("rolled_back"), [])
+        with open(os.path.join(d.run.outdir, "gputrace-facts.json")) as f:
+            [host] = json.load(f)["hosts"].values()
+        return host.get("symbol_gaps", {})
+
+    def test_closed_after_a_later_load_is_not_judged(self):
+        self.assertEqual(self.symbol_questions(self.LATER), {})
+
+    def test_closing_the_newest_objects_is_judged(self):
+        # the same close with nothing mapped after it could have been an
+        # undone load: its symbols are checked (and found whole)
+        self.assertEqual(len(self.symbol_questions("")), 1)
+
+
 class CutOffSearch(unittest.TestCase):
     def setUp(self):
         if in_ld_cache("libcufft.so.11"):

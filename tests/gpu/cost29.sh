@@ -21,6 +21,7 @@
 #                             (aim: -o / bare <= 1.01, library alone within noise)
 #   diagnosis-child.txt       the diagnosis child of gputrace -q -o DIR -- import torch,
 #                             as the launcher measured it (aim <= 10 ms), RD runs
+#   diagnosis-profile.txt     the same runs' phases and questions (GPUTRACE_FACTS_PROFILE)
 #   report-torch.txt          the end-of-run diagnosis of one traced import torch
 #                             (aim <= 10 ms): live (asking the host, as at the
 #                             end of a run), recorded (a later report, reading
@@ -93,17 +94,28 @@ if want diag; then
 # The end-of-run diagnosis as users pay it: the forked child of
 # `gputrace -q -o DIR -- python3 -c 'import torch'`, its CPU and wall time
 # as the launcher reaped it (GPUTRACE_FACTS_PROFILE=1), RD runs (11).
+# Every profile line (the phases and the questions' sections too) goes to
+# diagnosis-profile.txt, each run's lines after a "== run N" line.
 for i in $(seq "${RD:-11}"); do
 	d=$(mktemp -d)
-	GPUTRACE_FACTS_PROFILE=1 $B/gputrace -q -o "$d/t" -- "$PY" -c 'import torch' 2>&1 | grep 'diagnosis child'
+	echo "== run $i" >>"$OUT/diagnosis-profile.txt"
+	GPUTRACE_FACTS_PROFILE=1 $B/gputrace -q -o "$d/t" -- "$PY" -c 'import torch' 2>&1 |
+		grep 'facts profile' | tee -a "$OUT/diagnosis-profile.txt" | grep 'diagnosis child'
 	rm -rf "$d"
 done >"$OUT/diagnosis-child.txt"
-"$PY" - "$OUT/diagnosis-child.txt" <<'PYEOF' | tee -a "$OUT/diagnosis-child.txt"
-import re, statistics, sys
+"$PY" - "$OUT/diagnosis-child.txt" "$OUT/diagnosis-profile.txt" <<'PYEOF' | tee -a "$OUT/diagnosis-child.txt"
+import collections, re, statistics, sys
 v = [tuple(map(float, m)) for m in re.findall(r"child ([0-9.]+) ms CPU, ([0-9.]+) ms wall", open(sys.argv[1]).read())]
 print("diagnosis child of import torch, %d runs: CPU median %.1f ms [min %.1f, max %.1f], wall median %.1f ms"
       % (len(v), statistics.median(c for c, _ in v), min(c for c, _ in v), max(c for c, _ in v),
          statistics.median(w for _, w in v)))
+parts = collections.defaultdict(list)
+for line in open(sys.argv[2]):
+    m = re.search(r"profile: (phase \S+|\S+ +\d+ asked) +([0-9.]+) ms", line)
+    if m:
+        parts[re.sub(r" +", " ", m.group(1))].append(float(m.group(2)))
+for k, xs in parts.items():
+    print("  %-26s median %7.3f ms [%.3f-%.3f], %d runs" % (k, statistics.median(xs), min(xs), max(xs), len(xs)))
 PYEOF
 fi
 if want report; then
