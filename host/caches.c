@@ -5,10 +5,12 @@
 #include "host/dir_listing.h"
 #include "host/framework.h"
 #include "host/package.h"
+#include "host/resolve.h"
 
 void host_caches_free(void)
 {
 	host_package_cache_free();
 	host_framework_cache_free();
 	host_dir_listing_free();
+	host_resolve_cache_free();
 }

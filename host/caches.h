@@ -1,5 +1,5 @@
 /* What host/ keeps for the process between questions: package indexes,
- * framework installs, folder listings. Forgotten together where the host
+ * framework installs, folder listings, the programs searches were for. Forgotten together where the host
  * may have changed since they were read: at the end of a report (the next
  * one reads the host anew), and in the diagnosis child of `gputrace
  * COMMAND` (the program may have installed libraries). */

@@ -463,22 +463,56 @@ void host_resolve_chain(const char *name, const struct host_search_object *chain
 	finish(&s, out);
 }
 
+/* The requesters' and programs' dynamic sections, read once each: the 19
+ * searches of an import torch each read python3's and their requester's
+ * (bench/README.md section 17). Forgotten by host_caches_free, as the
+ * other answers about files (host/caches.h). */
+static struct read_program {
+	char *path;
+	struct host_elf_load load;
+} *programs;
+static size_t nprograms;
+
+static const struct host_elf_load *program_load(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nprograms; i++)
+		if (strcmp(programs[i].path, path) == 0)
+			return &programs[i].load;
+	programs = gt_xrealloc(programs, (nprograms + 1) * sizeof(*programs));
+	programs[nprograms].path = gt_xstrdup(path);
+	host_elf_load_program(path, &programs[nprograms].load);
+	return &programs[nprograms++].load;
+}
+
+void host_resolve_cache_free(void)
+{
+	for (size_t i = 0; i < nprograms; i++) {
+		free(programs[i].path);
+		host_elf_load_free(&programs[i].load);
+	}
+	free(programs);
+	programs = NULL;
+	nprograms = 0;
+}
+
 void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
 		  const struct host_resolve_env *env, struct host_resolution *out)
 {
 	struct host_search_object *chain = gt_xcalloc(nloaders + 1, sizeof(*chain));
-	struct host_elf_load *loads = gt_xcalloc(nloaders + 1, sizeof(*loads));
 	size_t n = 0;
 
 	for (size_t i = 0; i <= nloaders; i++) {
 		const char *obj = i == 0 ? requester : loaders[i - 1];
+		const struct host_elf_load *l;
 
 		if (!obj)
 			continue;
-		host_elf_load_program(obj, &loads[n]);
-		chain[n] = (struct host_search_object){ .path = obj, .rpath = loads[n].rpath,
-							 .runpath = loads[n].runpath, .is_main = i == nloaders,
-							 .nodeflib = (loads[n].flags_1 & DF_1_NODEFLIB) != 0 };
+		l = program_load(obj);
+		chain[n] = (struct host_search_object){ .path = obj, .rpath = l->rpath, .runpath = l->runpath,
+							 .is_main = i == nloaders,
+							 .nodeflib = (l->flags_1 & DF_1_NODEFLIB) != 0 };
 		n++;
 	}
 	host_resolve_chain(name, chain, n, env, out);
@@ -486,9 +520,6 @@ void host_resolve(const char *name, const char *requester, const char *const *lo
 		free(out->requester);
 		out->requester = NULL;
 	}
-	for (size_t i = 0; i < n; i++)
-		host_elf_load_free(&loads[i]);
-	free(loads);
 	free(chain);
 }
 

@@ -89,5 +89,7 @@ void host_resolve(const char *name, const char *requester, const char *const *lo
 void host_resolve_chain(const char *name, const struct host_search_object *chain, size_t nchain,
 			const struct host_resolve_env *env, struct host_resolution *out);
 void host_resolution_free(struct host_resolution *r);
+/* Forgets the requesters and programs host_resolve read (host_caches_free). */
+void host_resolve_cache_free(void);
 
 #endif
