@@ -430,6 +430,21 @@ START_TEST(test_package_pip)
 		       "2.9.0+cu130", NULL);
 	expect_no_package(at("venv/lib/python3.11/site-packages/stray.so"));
 	host_package_cache_free();
+
+	/* A library's question looks only at the lines holding ".so" (found
+	 * by memmem, not line by line): one in a file that is no library, two
+	 * libraries in a row, a blank line, the last line without its newline. */
+	put("venv/lib/python3.11/site-packages/many-1.0.dist-info/RECORD",
+	    "many/x.sort.py,,\nmany/lib/liba.so.1,,\nmany/lib/libb.so,,\n\nmany/lib/libc.so.2,,");
+	put("venv/lib/python3.11/site-packages/many/lib/liba.so.1", "x");
+	put("venv/lib/python3.11/site-packages/many/lib/libb.so", "x");
+	put("venv/lib/python3.11/site-packages/many/lib/libc.so.2", "x");
+	put("venv/lib/python3.11/site-packages/many/x.sort.py", "x");
+	expect_package(at("venv/lib/python3.11/site-packages/many/lib/libb.so"), "pip", "many", "1.0", NULL);
+	expect_package(at("venv/lib/python3.11/site-packages/many/lib/liba.so.1"), "pip", "many", "1.0", NULL);
+	expect_package(at("venv/lib/python3.11/site-packages/many/lib/libc.so.2"), "pip", "many", "1.0", NULL);
+	expect_package(at("venv/lib/python3.11/site-packages/many/x.sort.py"), "pip", "many", "1.0", NULL);
+	host_package_cache_free();
 	remove_tmp();
 }
 END_TEST
