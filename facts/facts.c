@@ -652,6 +652,7 @@ static void host_env(struct gt_host_facts *f, const char *ld_library_path, struc
 	memset(env, 0, sizeof(*env));
 	env->ld_library_path = ld_library_path;
 	env->cache = f->have_cache ? &f->cache : NULL;
+	env->reuse = true;  /* f->cache lives until gt_facts_set_free, which forgets the searches */
 }
 
 struct resolve_q {
@@ -1107,4 +1108,6 @@ void gt_facts_set_free(struct gt_facts_set *s)
 	free(s->v);
 	json_decref(s->files);
 	free(s);
+	/* their searches were made with the caches just freed */
+	host_resolve_cache_free();
 }

@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,10 +464,21 @@ void host_resolve_chain(const char *name, const struct host_search_object *chain
 	finish(&s, out);
 }
 
-/* The requesters' and programs' dynamic sections, read once each: the 19
- * searches of an import torch each read python3's and their requester's
- * (bench/README.md section 17). Forgotten by host_caches_free, as the
- * other answers about files (host/caches.h). */
+/* Searches already done, by what decides them: the name, the requester's
+ * folder ($ORIGIN) and search lists, the loaders' chain, the environment.
+ * torch's libraries share one folder and one RUNPATH, so libcudart.so.13
+ * asked by five of them is one search (19 searches of an import torch on
+ * the H200 are 9). */
+static struct done_search {
+	char *key;
+	struct host_resolution r;
+} *searches;
+static size_t nsearches;
+
+/* With env->reuse, the requesters' and programs' dynamic sections, read
+ * once each: the 19 searches of an import torch each read python3's and
+ * their requester's (bench/README.md section 17). Forgotten by
+ * host_resolve_cache_free, with the searches. */
 static struct read_program {
 	char *path;
 	struct host_elf_load load;
@@ -495,31 +507,111 @@ void host_resolve_cache_free(void)
 	free(programs);
 	programs = NULL;
 	nprograms = 0;
+	for (size_t i = 0; i < nsearches; i++) {
+		free(searches[i].key);
+		host_resolution_free(&searches[i].r);
+	}
+	free(searches);
+	searches = NULL;
+	nsearches = 0;
+}
+
+/* The loader's $ORIGIN of a library is the folder part of the name it was
+ * opened by (host/elf_info.c origin_of): two requesters in one folder with
+ * the same lists search alike. A program's is its real folder: its path. */
+static char *search_key(const char *name, const struct host_search_object *chain, size_t n,
+			const struct host_resolve_env *env)
+{
+	char *key = gt_xasprintf("%s\x1f%p\x1f%p\x1f%d%d\x1f%s", name, (const void *)env->cache,
+				 (const void *)env->dirs, env->secure, env->winner_only,
+				 env->ld_library_path ? env->ld_library_path : "\x1e"), *more;
+	const char *slash;
+	int as_folder;
+
+	for (size_t i = 0; i < n; i++) {
+		slash = strrchr(chain[i].path, '/');
+		as_folder = i == 0 && !chain[i].is_main && slash ? (int)(slash - chain[i].path) : INT_MAX;
+		more = gt_xasprintf("%s\x1e%.*s\x1f%s\x1f%s\x1f%d%d", key, as_folder, chain[i].path,
+				    chain[i].rpath ? chain[i].rpath : "\x1d", chain[i].runpath ? chain[i].runpath : "\x1d",
+				    chain[i].is_main, chain[i].nodeflib);
+		free(key);
+		key = more;
+	}
+	return key;
+}
+
+static void copy_resolution(struct host_resolution *dst, const struct host_resolution *src)
+{
+	*dst = *src;
+	dst->name = gt_xstrdup(src->name);
+	dst->requester = src->requester ? gt_xstrdup(src->requester) : NULL;
+	dst->cand = src->ncand ? gt_xcalloc(src->ncand, sizeof(*dst->cand)) : NULL;
+	for (size_t i = 0; i < src->ncand; i++) {
+		dst->cand[i] = src->cand[i];
+		dst->cand[i].path = gt_xstrdup(src->cand[i].path);
+	}
+	dst->shadowed = src->nshadowed ? gt_xcalloc(src->nshadowed, sizeof(*dst->shadowed)) : NULL;
+	for (size_t i = 0; i < src->nshadowed; i++)
+		dst->shadowed[i] = gt_xstrdup(src->shadowed[i]);
+}
+
+/* host_resolve_chain, or (env->reuse) the same search's answer again. */
+static void resolve_once(const char *name, const struct host_search_object *chain, size_t n,
+			 const struct host_resolve_env *env, struct host_resolution *out)
+{
+	char *key;
+	size_t i;
+
+	if (!env || !env->reuse) {
+		host_resolve_chain(name, chain, n, env, out);
+		return;
+	}
+	key = search_key(name, chain, n, env);
+	for (i = 0; i < nsearches; i++)
+		if (strcmp(searches[i].key, key) == 0) {
+			free(key);
+			copy_resolution(out, &searches[i].r);
+			free(out->requester);
+			out->requester = gt_xstrdup(n ? chain[0].path : "");
+			return;
+		}
+	host_resolve_chain(name, chain, n, env, out);
+	searches = gt_xrealloc(searches, (nsearches + 1) * sizeof(*searches));
+	searches[nsearches].key = key;
+	copy_resolution(&searches[nsearches++].r, out);
 }
 
 void host_resolve(const char *name, const char *requester, const char *const *loaders, size_t nloaders,
 		  const struct host_resolve_env *env, struct host_resolution *out)
 {
 	struct host_search_object *chain = gt_xcalloc(nloaders + 1, sizeof(*chain));
+	struct host_elf_load *own = gt_xcalloc(nloaders + 1, sizeof(*own));
+	bool reuse = env && env->reuse;
 	size_t n = 0;
 
 	for (size_t i = 0; i <= nloaders; i++) {
 		const char *obj = i == 0 ? requester : loaders[i - 1];
-		const struct host_elf_load *l;
+		const struct host_elf_load *l = &own[n];
 
 		if (!obj)
 			continue;
-		l = program_load(obj);
+		if (reuse)
+			l = program_load(obj);
+		else
+			host_elf_load_program(obj, &own[n]);
 		chain[n] = (struct host_search_object){ .path = obj, .rpath = l->rpath, .runpath = l->runpath,
 							 .is_main = i == nloaders,
 							 .nodeflib = (l->flags_1 & DF_1_NODEFLIB) != 0 };
 		n++;
 	}
-	host_resolve_chain(name, chain, n, env, out);
+	resolve_once(name, chain, n, env, out);
 	if (!requester) {
 		free(out->requester);
 		out->requester = NULL;
 	}
+	for (size_t i = 0; i < n; i++)
+		host_elf_load_free(&own[i]);
+	free(own);
 	free(chain);
 }
 

@@ -58,6 +58,10 @@ struct host_resolve_env {
 					* program's own lists, only under the trusted folders */
 	const struct host_loader_dirs *dirs;  /* NULL: this host's, host_loader_dirs() */
 	bool winner_only;              /* stop at the winner: no shadowed copies (faster) */
+	bool reuse;                    /* a search done before for the same name, requester
+					* folder and lists answers again (host_resolve): the
+					* caller keeps cache and dirs as they are until
+					* host_resolve_cache_free (facts/: until the facts go) */
 };
 
 /* One object of the RPATH chain as the loader holds it, read once. */
@@ -89,7 +93,8 @@ void host_resolve(const char *name, const char *requester, const char *const *lo
 void host_resolve_chain(const char *name, const struct host_search_object *chain, size_t nchain,
 			const struct host_resolve_env *env, struct host_resolution *out);
 void host_resolution_free(struct host_resolution *r);
-/* Forgets the requesters and programs host_resolve read (host_caches_free). */
+/* Forgets the requesters and programs host_resolve read, and its searches
+ * (host_caches_free). */
 void host_resolve_cache_free(void);
 
 #endif

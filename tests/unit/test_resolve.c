@@ -508,6 +508,67 @@ START_TEST(test_dir_listing_says_absent_only)
 }
 END_TEST
 
+/* host_resolve with env.reuse: a search done for one requester answers
+ * another in the same folder with the same lists (its $ORIGIN is the same),
+ * and nothing else: not a requester in another folder, not another
+ * LD_LIBRARY_PATH. */
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void expect_winner(const char *requester, const char *llp, const char *want, const char *rule)
+{
+	static const char *const program[] = { "/usr/bin/true" };
+	struct host_resolve_env env = { .ld_library_path = llp, .reuse = true };
+	struct host_resolution r;
+
+	host_resolve("libgt_reuse_target.so", requester, program, 1, &env, &r);
+	ck_assert_str_eq(r.requester, requester);
+	if (!want) {
+		ck_assert_msg(r.winner < 0, "%s: found %s", requester, r.cand[r.winner].path);
+	} else {
+		ck_assert_msg(r.winner >= 0, "%s: nothing found", requester);
+		ck_assert_str_eq(r.cand[r.winner].path, want);
+		ck_assert_str_eq(gt_rule_name(r.cand[r.winner].rule), rule);
+	}
+	host_resolution_free(&r);
+}
+
+START_TEST(test_resolve_reuses_same_searches_only)
+{
+	char dir[] = "/tmp/gt-reuse-XXXXXX", a[PATH_MAX], b[PATH_MAX], want[PATH_MAX], cmd[PATH_MAX + 16];
+	char *lib;
+
+	find_fixtures();
+	lib = in_fix("scenarios/d_deep/libsc_deep.so");  /* RUNPATH $ORIGIN */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	ck_assert_int_eq(mkdir(a, 0755), 0);
+	ck_assert_int_eq(mkdir(b, 0755), 0);
+	copy_file(lib, at(a, "r1.so"));
+	copy_file(lib, at(a, "r2.so"));
+	copy_file(lib, at(b, "r1.so"));
+	copy_file(lib, at(a, "libgt_reuse_target.so"));
+	snprintf(want, sizeof(want), "%s/libgt_reuse_target.so", a);
+	host_resolve_cache_free();
+	expect_winner(at(a, "r1.so"), NULL, want, "runpath");
+	expect_winner(at(a, "r2.so"), NULL, want, "runpath");  /* the same search, its own requester */
+	expect_winner(at(b, "r1.so"), NULL, NULL, NULL);       /* another $ORIGIN */
+	expect_winner(at(b, "r1.so"), a, want, "ld_library_path");
+	expect_winner(at(a, "r1.so"), NULL, want, "runpath");
+	host_resolve_cache_free();
+	host_dir_listing_free();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(lib);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -515,6 +576,7 @@ Suite *resolve_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_loader_dirs);
+	tcase_add_test(tc, test_resolve_reuses_same_searches_only);
 	tcase_add_loop_test(tc, test_resolve_agrees_with_loader, 0, NLAYOUTS);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(odd, 30);
