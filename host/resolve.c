@@ -466,9 +466,8 @@ void host_resolve_chain(const char *name, const struct host_search_object *chain
 
 /* Searches already done, by what decides them: the name, the requester's
  * folder ($ORIGIN) and search lists, the loaders' chain, the environment.
- * torch's libraries share one folder and one RUNPATH, so libcudart.so.13
- * asked by five of them is one search (19 searches of an import torch on
- * the H200 are 9). */
+ * torch's libraries share one folder, so libcudart.so.13 asked by five of
+ * them (an import torch on the H200) is one search where their lists agree. */
 static struct done_search {
 	char *key;
 	struct host_resolution r;
