@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """Paired rounds of several commands (arms), whole-process wall time, medians.
 
-    arms.py [--rounds R] [--warmup W] [--json PATH] NAME=COMMAND [NAME=COMMAND...]
+    arms.py [--rounds R] [--warmup W] [--json PATH] [--together CPUS] NAME=COMMAND [NAME=COMMAND...]
 
 Each round runs every arm once, in an order that rotates from round to round;
+with --together 3,7,11 the arms of a round run at the same time instead, each
+pinned (taskset) to one of those CPUs, the CPUs rotating among the arms from
+round to round: on a VM whose speed drifts over seconds, what slows one arm
+slows the others in that round too, and the pairs' differences keep less of it;
 W warm-up rounds (1) are not counted.  COMMAND is a shell command line (sh -c),
 its output thrown away; it must exit 0 or 1 (a report with an error-level
 finding exits 1).  Prints each arm's median, min and max in ms, and the median
@@ -15,7 +19,9 @@ standard library only.
 """
 import argparse
 import json
+import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -36,6 +42,28 @@ def run(cmd):
     if p.returncode not in (0, 1):
         sys.exit("arms.py: %s exited %d: %s" % (cmd, p.returncode, p.stderr.decode(errors="replace")))
     return ms, cpu
+
+
+def run_together(cmds, cpus):
+    """[(wall ms, CPU ms)] of cmds started at once, cmds[k] pinned to cpus[k]."""
+    t0 = time.perf_counter()
+    procs = {}
+    for k, (cmd, cpu) in enumerate(zip(cmds, cpus)):
+        err = open(os.devnull, "wb")
+        p = subprocess.Popen(["taskset", "-c", cpu, "sh", "-c", cmd], stdout=subprocess.DEVNULL, stderr=err)
+        err.close()
+        procs[p.pid] = k
+    out = [None] * len(cmds)
+    while procs:
+        pid, status, ru = os.wait4(-1, 0)
+        if pid not in procs:
+            continue
+        k = procs.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            sys.exit("arms.py: %s exited %d" % (cmds[k], code))
+        out[k] = ((time.perf_counter() - t0) * 1e3, (ru.ru_utime + ru.ru_stime) * 1e3)
+    return out
 
 
 def middle_half(v):
@@ -69,6 +97,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--json", metavar="PATH", help="also write every round's figures there")
+    ap.add_argument("--together", metavar="CPUS", help="run a round's arms at once, pinned to these CPUs (a,b,c)")
     ap.add_argument("arms", nargs="+", metavar="NAME=COMMAND")
     a = ap.parse_args()
     arms = []
@@ -77,23 +106,35 @@ def main():
         if not eq or not cmd:
             ap.error("%r: NAME=COMMAND" % spec)
         arms.append((name, cmd))
-    for _ in range(a.warmup):
-        for _, cmd in arms:
-            run(cmd)
+    cpus = a.together.split(",") if a.together else None
+    if cpus and len(cpus) < len(arms):
+        ap.error("--together needs a CPU for each of the %d arms" % len(arms))
     wall = {name: [] for name, _ in arms}
     cpu = {name: [] for name, _ in arms}
-    for r in range(a.rounds):
+    for r in range(-a.warmup, a.rounds):
+        if cpus:
+            # arm k on CPU (k + r) mod n: each arm meets each CPU in turn
+            took = run_together([cmd for _, cmd in arms],
+                                [cpus[(k + r) % len(cpus)] for k in range(len(arms))])
+            for (name, _), (ms, c) in zip(arms, took):
+                if r >= 0:
+                    wall[name].append(ms)
+                    cpu[name].append(c)
+            continue
         for k in range(len(arms)):
             name, cmd = arms[(k + r) % len(arms)]
             ms, c = run(cmd)
-            wall[name].append(ms)
-            cpu[name].append(c)
-    print("rounds: %d, order rotating, %d warm-up round(s) not counted" % (a.rounds, a.warmup))
+            if r >= 0:
+                wall[name].append(ms)
+                cpu[name].append(c)
+    print("rounds: %d, %s, %d warm-up round(s) not counted" % (
+        a.rounds, "arms together on CPUs %s, rotating" % a.together if cpus else "order rotating", a.warmup))
     summary(arms, wall, "wall")
     summary(arms, cpu, "cpu ")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"arms": dict(arms), "rounds": a.rounds, "order": "rotating", "wall_ms": wall,
+            json.dump({"arms": dict(arms), "rounds": a.rounds,
+                       "order": "together on " + a.together if cpus else "rotating", "wall_ms": wall,
                        "cpu_ms": cpu}, f, indent=1)
 
 

@@ -83,8 +83,12 @@ if want torch; then
 # 4.69-5.70 s); what gputrace adds does not depend on the CPU count.
 # Every arm then starts through the same `taskset -c N env`, the library's
 # variables set by env, so that only python3 is audited.
+# TOGETHER="3,7,11" runs the three arms of a round at once, each on one of
+# those CPUs (arms.py --together; the CPUs rotate among the arms), so that
+# the VM's drift over seconds slows all three alike; PIN is then not used.
 P=${PIN:+$PIN env }
-"$PY" bench/arms.py --rounds "${RT:-$R}" --json "$OUT/torch-import.json" \
+[ -n "${TOGETHER:-}" ] && P=""
+"$PY" bench/arms.py --rounds "${RT:-$R}" ${TOGETHER:+--together "$TOGETHER"} --json "$OUT/torch-import.json" \
 	"bare=$P$PY -c 'import torch'" \
 	"lib=d=\$(mktemp -d); ${P:-env }GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
 	"o=d=\$(mktemp -d); $P$B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
