@@ -58,8 +58,10 @@ struct path_index {
 	/* pip: which RECORDs may name a path (list_index.h), and the
 	 * dist-info folders read into this index so far; NULL: all were read */
 	struct list_index *lists;
-	char **read;
-	int *read_level;  /* beside read: 1 its libraries' lines, 2 all */
+	struct read_dist_info {
+		char *folder;
+		int level;  /* 1: its libraries' lines, 2: all */
+	} *read;
 	size_t nread;
 };
 
@@ -212,9 +214,8 @@ static void index_free(struct path_index *ix)
 	free(ix->root);
 	list_index_free(ix->lists);
 	while (ix->nread)
-		free(ix->read[--ix->nread]);
+		free(ix->read[--ix->nread].folder);
 	free(ix->read);
-	free(ix->read_level);
 	free(ix);
 }
 
@@ -585,30 +586,26 @@ static struct path_index *pip_index(const char *site)
  * not to that level, it is noted as read now, the caller reading it. */
 static bool pip_already_read(struct path_index *ix, const char *folder, int level)
 {
+	struct read_dist_info *grown;
+	char *copy;
 	size_t i;
-	char **grown, *copy;
-	int *levels;
 
 	for (i = 0; i < ix->nread; i++)
-		if (strcmp(ix->read[i], folder) == 0) {
-			if (ix->read_level[i] >= level)
+		if (strcmp(ix->read[i].folder, folder) == 0) {
+			if (ix->read[i].level >= level)
 				return true;
-			ix->read_level[i] = level;
+			ix->read[i].level = level;
 			return false;
 		}
 	grown = realloc(ix->read, (ix->nread + 1) * sizeof(*ix->read));
+	copy = strdup(folder);
 	if (grown)
 		ix->read = grown;
-	levels = realloc(ix->read_level, (ix->nread + 1) * sizeof(*ix->read_level));
-	if (levels)
-		ix->read_level = levels;
-	copy = strdup(folder);
-	if (!grown || !levels || !copy) {
+	if (!grown || !copy) {
 		free(copy);
 		return false;  /* read again next time rather than never */
 	}
-	ix->read[ix->nread] = copy;
-	ix->read_level[ix->nread++] = level;
+	ix->read[ix->nread++] = (struct read_dist_info){ .folder = copy, .level = level };
 	return false;
 }
 
