@@ -23,6 +23,7 @@
 
 #include "common/trace_file.h"
 #include "common/xalloc.h"
+#include "facts/facts_dump.h"
 #include "host/elf_symbol_at.h"
 #include "host/embedded_version.h"
 #include "host/ldcache.h"
@@ -991,9 +992,10 @@ static void merge_store(json_t *dst, const json_t *src, bool replace)
 
 static bool write_doc(json_t *doc, const char *dir, const char *path, char *err, size_t errcap)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], *text;
 	int fd;
 	FILE *out;
+	size_t len = 0;
 	bool ok;
 
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, GT_FACTS_FILE);
@@ -1009,8 +1011,9 @@ static bool write_doc(json_t *doc, const char *dir, const char *path, char *err,
 	 * crash of the machine loses them all alike, and the fsync was 0.4 ms
 	 * of CPU and ~1 ms of waiting at the end of every run (bench/README.md
 	 * section 17). The rename still keeps a reader from a half-written file. */
-	ok = json_dumpf(doc, out, JSON_COMPACT | JSON_SORT_KEYS) == 0 && fputc('\n', out) != EOF &&
-	     fflush(out) == 0;
+	text = gt_facts_dump(doc, &len);
+	ok = text && fwrite(text, 1, len, out) == len && fflush(out) == 0;
+	free(text);
 	if (fclose(out) != 0)
 		ok = false;
 	if (!ok || rename(tmp, path) != 0) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/jline.h"
+#include "facts/facts_dump.h"
 #include "tests/unit/unit.h"
 
 /* Builds {"ev":"t","k":<val>} and parses it back with jansson. */
@@ -158,12 +159,60 @@ START_TEST(test_empty_object)
 }
 END_TEST
 
+/* facts/facts_dump.c: the facts file's JSON reads back equal, with each
+ * object's keys sorted; strings with every kind of byte jansson holds. */
+START_TEST(test_facts_dump_reads_back_equal)
+{
+	static const char ctl[] = "a\x01" "b\x1f" "\t\n\r\"q\"\\/\x7f";
+	json_t *doc = json_pack("{s:s, s:{s:[i, I, b, b, n, f, s], s:{}}, s:[], s:s, s:s}", "zeta", "last",
+				"alpha", "list", 1, (json_int_t)-9007199254740993LL, 1, 0, 2.5, "ümlaut €", "empty",
+				"nothing", ctl, "x\x1fvalue\x1fwith separators", "/usr/lib/libcudnn.so.9", "");
+	json_error_t e;
+	json_t *back;
+	size_t len;
+	char *text;
+
+	ck_assert_ptr_nonnull(doc);
+	json_object_set_new(doc, "nul", json_stringn("a\0b\x08\x0c", 5));
+	text = gt_facts_dump(doc, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_int_eq(text[len - 1], '\n');
+	back = json_loadb(text, len, JSON_ALLOW_NUL, &e);
+	ck_assert_msg(back != NULL, "%s: %s", e.text, text);
+	ck_assert(json_equal(doc, back));
+	/* keys sorted by their bytes: "/usr..." < "a\x01..." (the control
+	 * characters' key) < "alpha" < "nothing" < "zeta" */
+	{
+		const char *want = "{\"/usr/lib/libcudnn.so.9\":\"\",\"a\\u0001b\\u001F\\t\\n\\r\\\"q\\\"\\\\/\x7f\":";
+
+		ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "%s", text);
+	}
+	ck_assert(strstr(text, "\"alpha\"") < strstr(text, "\"nothing\""));
+	ck_assert(strstr(text, "\"nothing\"") < strstr(text, "\"zeta\""));
+	ck_assert_ptr_nonnull(strstr(text, "\\u0001"));
+	/* and as jansson writes it, byte for byte */
+	{
+		char *theirs = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+
+		ck_assert_ptr_nonnull(theirs);
+		ck_assert_uint_eq(strlen(theirs) + 1, len);
+		ck_assert_int_eq(memcmp(theirs, text, len - 1), 0);
+		free(theirs);
+	}
+	free(text);
+	json_decref(back);
+	json_decref(doc);
+}
+END_TEST
+
 Suite *jline_suite(void)
 {
 	Suite *s = suite_create("jline");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_plain_string);
+	tcase_add_test(tc, test_facts_dump_reads_back_equal);
 	tcase_add_test(tc, test_quotes_newlines_controls);
 	tcase_add_test(tc, test_invalid_utf8_keeps_bytes_in_hex);
 	tcase_add_test(tc, test_utf8_sequences);
