@@ -404,5 +404,5 @@ void cmd_report_after_run(const char *dir, FILE *out, bool color, FILE *kept, bo
 	phase_done("render", t);
 	/* No gt_report_free: the child's memory goes with it at its _exit, and
 	 * freeing a report of an import torch, object by object, cost 0.2-0.7
-	 * ms of a diagnosis that should take 10 (bench/README.md section 17). */
+	 * ms here of a diagnosis that should take 10 (bench/README.md 17). */
 }

@@ -1009,8 +1009,8 @@ static bool write_doc(json_t *doc, const char *dir, const char *path, char *err,
 	/* Checked to the close (a full disk says so), but not fsync'd: the
 	 * traces it answers for and the report beside them are not either, a
 	 * crash of the machine loses them all alike, and the fsync was 0.4 ms
-	 * of CPU and ~1 ms of waiting at the end of every run (bench/README.md
-	 * section 17). The rename still keeps a reader from a half-written file. */
+	 * of CPU and ~1 ms of waiting at the end of every run here (bench/
+	 * README.md section 17). The rename still keeps a reader from a half-written file. */
 	text = gt_facts_dump(doc, &len);
 	ok = text && fwrite(text, 1, len, out) == len && fflush(out) == 0;
 	free(text);
