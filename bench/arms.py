@@ -2,6 +2,7 @@
 """Paired rounds of several commands (arms), whole-process wall time, medians.
 
     arms.py [--rounds R] [--warmup W] [--json PATH] [--together CPUS] NAME=COMMAND [NAME=COMMAND...]
+    arms.py --pool JSON [JSON...]
 
 Each round runs every arm once, in an order that rotates from round to round;
 with --together 3,7,11 the arms of a round run at the same time instead, each
@@ -16,6 +17,11 @@ differences and 1 + that median over the first arm's median); then the same of i
 (user + system of the command and its children, from getrusage): on a shared
 machine other load stretches the wall time, far less the CPU time.  Python
 standard library only.
+
+--pool reads the --json files of several runs of the same arms and prints
+the summary of all their rounds together: a long measurement can be run as
+batches, each written when it ends, so that a time limit that stops the last
+batch loses that batch only.
 """
 import argparse
 import json
@@ -52,13 +58,18 @@ def run_together(cmds, cpus):
         err = open(os.devnull, "wb")
         p = subprocess.Popen(["taskset", "-c", cpu, "sh", "-c", cmd], stdout=subprocess.DEVNULL, stderr=err)
         err.close()
-        procs[p.pid] = k
+        # Keep the Popen object: one dropped while its child runs is reaped
+        # by the next Popen (subprocess's cleanup of dropped objects), and
+        # wait4 below would then find no child (seen with a taskset that
+        # failed at once).
+        procs[p.pid] = (k, p)
     out = [None] * len(cmds)
     while procs:
         pid, status, ru = os.wait4(-1, 0)
         if pid not in procs:
             continue
-        k = procs.pop(pid)
+        k, p = procs.pop(pid)
+        p.returncode = os.waitstatus_to_exitcode(status)
         code = os.waitstatus_to_exitcode(status)
         if code not in (0, 1):
             sys.exit("arms.py: %s exited %d" % (cmds[k], code))
@@ -92,7 +103,35 @@ def summary(arms, vals, what):
                   "1 + median difference / %s median = %.4f" % ("", what, lo, hi, first, 1 + diff / base))
 
 
+def pool(paths):
+    """The summary of the rounds of several --json files of the same arms."""
+    arms, wall, cpu, orders = None, {}, {}, set()
+    for path in paths:
+        try:
+            with open(path) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit("arms.py: --pool: %s: %s" % (path, e))
+        if arms is None:
+            arms = list(d["arms"].items())
+            wall = {name: [] for name, _ in arms}
+            cpu = {name: [] for name, _ in arms}
+        elif list(d["arms"].items()) != arms:
+            sys.exit("arms.py: %s: not the arms of %s" % (path, paths[0]))
+        for name, _ in arms:
+            wall[name] += d["wall_ms"][name]
+            cpu[name] += d["cpu_ms"][name]
+        orders.add(d["order"])
+    print("rounds: %d, pooled from %d runs (%s)" % (len(wall[arms[0][0]]), len(paths), "; ".join(sorted(orders))))
+    summary(arms, wall, "wall")
+    summary(arms, cpu, "cpu ")
+
+
 def main():
+    if sys.argv[1:2] == ["--pool"]:
+        if len(sys.argv) < 3:
+            sys.exit("usage: arms.py --pool JSON [JSON...]")
+        return pool(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--warmup", type=int, default=1)
@@ -109,6 +148,11 @@ def main():
     cpus = a.together.split(",") if a.together else None
     if cpus and len(cpus) < len(arms):
         ap.error("--together needs a CPU for each of the %d arms" % len(arms))
+    # taskset on a CPU this process may not use exits 1, which a command
+    # may (see above): every run would then count as a run of nothing.
+    if cpus and not {int(c) for c in cpus} <= os.sched_getaffinity(0):
+        ap.error("--together %s: this process may run on CPUs %s only" % (
+            a.together, ",".join(map(str, sorted(os.sched_getaffinity(0))))))
     wall = {name: [] for name, _ in arms}
     cpu = {name: [] for name, _ in arms}
     for r in range(-a.warmup, a.rounds):
