@@ -706,6 +706,11 @@ static void add_user(struct gt_copy *c, const char *requester)
 	size_t len = strlen(c->users), n = strlen(name);
 	const char *at;
 
+	/* A requester path ending in '/' (a damaged trace) has no name: and
+	 * strstr(s, "") matches at every s, so the walk below would step past
+	 * the string's end (found by fuzz_report). */
+	if (n == 0)
+		return;
 	for (at = strstr(c->users, name); at; at = strstr(at + 1, name))
 		if ((at == c->users || at[-1] == ' ') && (at[n] == ',' || at[n] == 0))
 			return;

@@ -11,6 +11,10 @@
 # formats (ldconfig -r ROOT -c new|old|compat -C /etc/c -f /etc/tiny.conf, over a
 # root with four small libraries) and one cut short; corpus_elf/ holds two tiny
 # libraries (64-bit with RPATH and NEEDED, 32-bit with RUNPATH; both with .nv_fatbin).
+# corpus_report/ holds traces (a fake CUDA run, the real CUDA 13 libraries with no
+# driver, torch's) and the inputs that crashed fuzz_report once, kept so that every
+# run replays them: nameless_requester.jsonl (a requester path ending in '/', a
+# heap overflow in read/model.c's add_user, found in the hour of session 42).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 # FUZZ_OPT=-O0 builds in half the time and runs slower: .ci/run's 5-second

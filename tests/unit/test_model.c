@@ -226,6 +226,26 @@ START_TEST(test_two_copies_keep_their_answers)
 }
 END_TEST
 
+/* A damaged trace whose requester path ends in '/' has no name to list
+ * among the copy's users: it is left out, and the search for the name does
+ * not walk past the end of the list (fuzz_report found that walk: strstr of
+ * "" matches everywhere, even at the terminating NUL). */
+START_TEST(test_nameless_requester_not_a_user)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER, SEARCH(1, WHEEL "/libcudnn.so.9", "/usr/lib/_ctypes.so"),
+		 OPEN_FOR(WHEEL "/libcudnn.so.9", 1, WHEEL "/libcudnn.so.9", "absolute"),
+		 SEARCH(2, WHEEL "/libcudnn.so.9", "/usr/lib/"),
+		 "{'ev':'search_end','t_us':3,'search':2,'name':'" WHEEL "/libcudnn.so.9','result':'already_loaded',"
+		 "'path':'" WHEEL "/libcudnn.so.9'}",
+		 FX_END, NULL);
+	ck_assert_uint_eq(d.model.ncopies, 1);
+	ck_assert_str_eq(d.model.copies[0].users, "_ctypes.so");
+	fx_free(&d);
+}
+END_TEST
+
 /* A 9.19 front that got its graph library from another folder: one copy
  * (the front loaded it), the front's answer goes to that graph library, and
  * the answer and the file name disagree when the file says 9.19. */
@@ -528,6 +548,7 @@ Suite *model_suite(void)
 	tcase_add_test(libs, test_cudnn_graph_takes_cudnn_answer);
 	tcase_add_test(libs, test_cudnn8_version_answered);
 	tcase_add_test(libs, test_two_copies_keep_their_answers);
+	tcase_add_test(libs, test_nameless_requester_not_a_user);
 	tcase_add_test(libs, test_front_with_foreign_graph_is_one_copy);
 	tcase_add_test(libs, test_preloaded_copy_is_global);
 	tcase_add_test(libs, test_front_borrows_a_graph_library_by_soname);
