@@ -29,7 +29,8 @@
 # B=DIR names another build folder (default build-gpu); R, N1, N8 the rounds
 # and pairs (11, 10000000, 1000000), smaller for a quick try; RT the rounds of
 # import torch (R). ONLY="hooks again torch diag report" (the default: all) picks parts; BEFORE=PATH/gputrace adds another build's
-# traced arm to the hooks' rounds (paired.py --also). The fake runtime of the
+# traced arm to the hooks' rounds (paired.py --also) and an o_before arm to import
+# torch's (TOGETHER then needs a fourth CPU). The fake runtime of the
 # build must be 993b109's or later (a counter per thread): the older one made
 # bare 8-thread calls wait for one shared line (144 ns a call at 8 threads).
 set -u
@@ -88,10 +89,16 @@ if want torch; then
 # the VM's drift over seconds slows all three alike; PIN is then not used.
 P=${PIN:+$PIN env }
 [ -n "${TOGETHER:-}" ] && P=""
+# Every arm makes and removes a folder and starts through env, bare too:
+# mktemp, rm and env are three processes (~3 ms of CPU on the build VM)
+# that the traced arms alone paid until session 42, counted as gputrace's.
+E=${P:-env }
 "$PY" bench/arms.py --rounds "${RT:-$R}" ${TOGETHER:+--together "$TOGETHER"} --json "$OUT/torch-import.json" \
-	"bare=$P$PY -c 'import torch'" \
-	"lib=d=\$(mktemp -d); ${P:-env }GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
-	"o=d=\$(mktemp -d); $P$B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" >"$OUT/torch-import.txt" 2>&1
+	"bare=d=\$(mktemp -d); $E$PY -c 'import torch'; rm -rf \$d" \
+	"lib=d=\$(mktemp -d); ${E}GPUTRACE_DIR=\$d LD_AUDIT=$LIB LD_PRELOAD=$LIB $PY -c 'import torch'; rm -rf \$d" \
+	"o=d=\$(mktemp -d); $E$B/gputrace -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d" \
+	${BEFORE:+"o_before=d=\$(mktemp -d); $E$BEFORE -q -o \$d/t -- $PY -c 'import torch'; rm -rf \$d"} \
+	>"$OUT/torch-import.txt" 2>&1
 tail -n +1 "$OUT"/torch-import.txt
 fi
 if want diag; then
