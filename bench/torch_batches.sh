@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# import torch bare / library alone / gputrace -q -o (and o_before with
+# BEFORE=OTHER/gputrace), tests/gpu/cost29.sh's torch part, in batches of RT
+# rounds (15) until LIMIT seconds (470) have passed, each batch's figures
+# written when it ends (a time limit then loses one batch only); then all
+# rounds pooled (bench/arms.py --pool). CPUS=3,7,11 runs a round's arms at
+# once on those CPUs (the H200 host); PIN="taskset -c 1" runs them one after
+# another on one CPU (the 2-CPU build VM). Logs under OUT (/tmp/gpu-out):
+# batches.txt, torch-pooled.txt, tree.txt and batches.tgz (each batch's
+# folder: a device call returns a few files only). Build first (cost29.sh).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+echo "tree: $(cat "${B:-build-gpu}/HEAD.txt" 2>/dev/null || git log -1 --format=%h)" > "$OUT/tree.txt"
+uptime >> "$OUT/tree.txt"
+echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}" >> "$OUT/tree.txt"
+start=$(date +%s)
+i=0
+while [ $(( $(date +%s) - start )) -lt "${LIMIT:-470}" ]; do
+	i=$((i + 1))
+	mkdir -p "$OUT/b$i"
+	OUT=$OUT/b$i BEFORE=${BEFORE:-} TOGETHER=${CPUS:-} PIN=${PIN:-} ONLY=torch RT=${RT:-15} bash tests/gpu/cost29.sh > "$OUT/b$i/run.log" 2>&1
+	[ -s "$OUT/b$i/torch-import.json" ] || { echo "batch $i failed: $OUT/b$i/run.log"; tail -5 "$OUT/b$i/torch-import.txt"; break; }
+	echo "batch $i done at $(( $(date +%s) - start )) s: $(grep -h 'cpu.*1 + median' "$OUT/b$i/torch-import.txt" | sed 's/.*= //' | tr '\n' ' ')" | tee -a "$OUT/batches.txt"
+done
+uptime >> "$OUT/tree.txt"
+python3 bench/arms.py --pool "$OUT"/b*/torch-import.json | tee "$OUT/torch-pooled.txt"
+# The device call returns a few files only: the batches' own go in one archive.
+tar czf "$OUT/batches.tgz" -C "$OUT" $(cd "$OUT" && ls -d b*/) && rm -rf "$OUT"/b*/
