@@ -130,6 +130,28 @@ class AlreadyLoaded(unittest.TestCase):
         self.assertEqual(len(self.no_search(trace, "/fw/libfw.so")), 1, trace.events("no_search"))
         self.assertEqual(self.findings(run), [])
 
+    def test_two_objects_of_one_load_need_the_same_name(self):
+        """One dlopen maps libduo.so and the libfw.so it needs, and both need
+        libnccl.so.2, loaded before with libother.so: the phase's end looks
+        the name up once (the audit module's memo, session 42) and must
+        still write one line for each requester, both naming that file."""
+        build(self.root, shared=True)
+        duo = os.path.join(self.root, "duo")
+        os.makedirs(duo)
+        cc("int fw_init(void);\nint ncclAllReduce(void);\n"
+           "int duo_init(void) { return fw_init() + ncclAllReduce(); }\n",
+           os.path.join(duo, "libduo.so"), "-Wl,--disable-new-dtags",
+           "-Wl,-rpath,$ORIGIN/../fw:$ORIGIN/../new", "-L" + os.path.join(self.root, "fw"), "-lfw",
+           "-L" + os.path.join(self.root, "new"), "-l:libnccl.so.2")
+        run, trace = self.run_order("other", "duo")
+        self.assertEqual(run.proc.returncode, 0, run.proc.stdout)
+        want = os.path.join(os.path.realpath(self.root), "new", "libnccl.so.2.20.5")
+        for requester in ("/duo/libduo.so", "/fw/libfw.so"):
+            lines = self.no_search(trace, requester)
+            self.assertEqual(len(lines), 1, (requester, trace.events("no_search")))
+            self.assertEqual(os.path.realpath(value(lines[0], "path")), want)
+        self.assertEqual(self.findings(run), [])
+
     def test_paths_shown_by_their_real_folder(self):
         """Issue 28: torch's layout, libfw.so in site-packages/torch/lib with a
         RUNPATH of $ORIGIN/../../nvidia/nccl/lib (as torch's
