@@ -150,9 +150,10 @@ static const struct link_map *first_answering(const struct link_map *head, const
 /* The first answers of one conclusion, by namespace and name. The link map
  * does not change while a phase is concluded (the loader's lock), and the
  * objects of a phase need the same few names (libc.so.6, libstdc++.so.6):
- * without it each name cost a walk of the namespace per object (1.5-3 ms of
- * the ~5 ms our callbacks spent in `import torch`, issue 29). A generation
- * number empties it at each conclusion. */
+ * without it each name cost a walk of the namespace per object (~1.8 of the
+ * ~5.5 ms our callbacks spent in Debian's `import torch` on the build VM,
+ * issue 29; bench/README.md section 18). A generation number empties it at
+ * each conclusion. */
 #define MEMO_SLOTS 512
 #define MEMO_PROBES 8
 static struct {
