@@ -69,8 +69,7 @@ def run_together(cmds, cpus):
         if pid not in procs:
             continue
         k, p = procs.pop(pid)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        code = os.waitstatus_to_exitcode(status)
+        code = p.returncode = os.waitstatus_to_exitcode(status)
         if code not in (0, 1):
             sys.exit("arms.py: %s exited %d" % (cmds[k], code))
         out[k] = ((time.perf_counter() - t0) * 1e3, (ru.ru_utime + ru.ru_stime) * 1e3)
