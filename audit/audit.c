@@ -378,7 +378,8 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	(void)cookie;  /* the loader's default cookie is the link_map: we keep it */
 	if (!active)
 		goto out;
-	loaded_index_add(map, lmid, cur.seq ? cur.name : NULL);
+	soname = soname_of(map);
+	loaded_index_add(map, lmid, cur.seq ? cur.name : NULL, soname);
 	no_search_opened(map, lmid);
 	hand_over_if_peer(map);
 	if (!trace_ready())
@@ -386,8 +387,7 @@ GT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 	path = map_path(map);
 	begin(&j, GT_EV_OPEN);
 	jl_str(&j, GT_K_PATH, path);
-	soname = map->l_name && map->l_name[0] == '/' ? soname_of(map) : NULL;
-	jl_str(&j, GT_K_SONAME, soname);
+	jl_str(&j, GT_K_SONAME, map->l_name && map->l_name[0] == '/' ? soname : NULL);
 	jl_int(&j, GT_K_NS, (long long)lmid);
 	if (!map->l_name || !map->l_name[0])
 		jl_bool(&j, GT_K_MAIN, true);

@@ -22,6 +22,7 @@ struct loaded_obj {
 	bool has_file;                /* stat'ed, and its file is in by_file */
 	bool closing;                 /* la_objclose came: gone at the next consistent state */
 	uint64_t asked;               /* hash of the bare name a search found it by, 0: none */
+	const char *soname;           /* its DT_SONAME, or NULL */
 };
 
 static struct loaded_obj *objs;
@@ -123,11 +124,11 @@ static uint64_t hash_name(const char *name)
 	return h ? h : 1;
 }
 
-void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked)
+void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked, const char *soname)
 {
 	if (!map || !make_room())
 		return;
-	objs[n_objs] = (struct loaded_obj){ .map = map, .lmid = lmid,
+	objs[n_objs] = (struct loaded_obj){ .map = map, .lmid = lmid, .soname = soname,
 					    .asked = asked && !strchr(asked, '/') ? hash_name(asked) : 0 };
 	put(by_map, hash_map(map), n_objs);
 	n_objs++;
@@ -151,6 +152,16 @@ bool loaded_index_asked_as(const struct link_map *map, const char *name)
 	const struct loaded_obj *o = entry_of(map);
 
 	return o && o->asked && o->asked == hash_name(name);
+}
+
+bool loaded_index_soname(const struct link_map *map, const char **soname)
+{
+	const struct loaded_obj *o = entry_of(map);
+
+	if (!o)
+		return false;
+	*soname = o->soname;
+	return true;
 }
 
 static uint32_t n_closing;

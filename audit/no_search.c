@@ -124,7 +124,8 @@ static bool answers_to(const struct link_map *m, const char *name)
 	if (!strchr(name, '/') && m->l_name && strcmp(base_name(m->l_name), name) == 0 &&
 	    loaded_index_asked_as(m, name))
 		return true;
-	soname = no_search_soname(m);
+	if (!loaded_index_soname(m, &soname))
+		soname = no_search_soname(m);
 	return soname && strcmp(soname, name) == 0;
 }
 

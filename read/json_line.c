@@ -88,43 +88,65 @@ static char simple_escape(char c)
 	}
 }
 
+#define BYTES(b) (0x0101010101010101ull * (b))
+
+/* Are the 8 bytes at p all printable ASCII that a string holds as they are
+ * (none below 0x20 or above 0x7f, no quote, no backslash)? The usual word
+ * tests: (w - BYTES(n)) & ~w & BYTES(0x80) is not 0 exactly when a byte of
+ * w is below n (n <= 0x80). */
+static bool plain_word(const char *p)
+{
+	uint64_t w, q, bs;
+
+	memcpy(&w, p, 8);
+	q = w ^ BYTES('"');
+	bs = w ^ BYTES('\\');
+	return ((w | ((w - BYTES(0x20)) & ~w) | ((q - BYTES(1)) & ~q) | ((bs - BYTES(1)) & ~bs)) & BYTES(0x80)) == 0;
+}
+
 /* A string of printable ASCII and the writer's escapes, at f->p (a quote),
- * copied NUL-terminated to f->out; NULL for anything else. */
+ * copied NUL-terminated to f->out; NULL for anything else. The cursor and
+ * the output are locals: through f, every byte stored (a char may alias
+ * anything) made the compiler load both again, and this loop was most of a
+ * report's parse (issue 29). */
 static const char *fast_string(struct fast *f)
 {
-	char *start = f->out;
+	const char *p = f->p + 1, *end = f->end;
+	char *start = f->out, *out = f->out;
+	unsigned char b;
 	int c;
 
-	f->p++;
-	while (f->p < f->end) {
-		unsigned char b = (unsigned char)*f->p;
-
+	for (;;) {
+		/* Eight plain bytes at a time (most of a trace is paths), then
+		 * one at a time up to the byte that stopped the words. */
+		while (end - p >= 8 && plain_word(p)) {
+			memcpy(out, p, 8);
+			out += 8;
+			p += 8;
+		}
+		while (p < end && (b = (unsigned char)*p) >= 0x20 && b < 0x80 && b != '"' && b != '\\')
+			*out++ = (char)*p++;
+		if (p == end)
+			return NULL;
 		if (b == '"') {
-			f->p++;
-			*f->out++ = 0;
+			*out++ = 0;
+			f->p = p + 1;
+			f->out = out;
 			return start;
 		}
-		if (b < 0x20 || b >= 0x80)
+		if (b != '\\' || end - p < 2)
 			return NULL;
-		if (b != '\\') {
-			*f->out++ = (char)b;
-			f->p++;
-			continue;
-		}
-		if (f->end - f->p < 2)
-			return NULL;
-		if (f->p[1] == 'u') {
-			if ((c = ascii_escape(f->p + 2, f->end)) < 0)
+		if (p[1] == 'u') {
+			if ((c = ascii_escape(p + 2, end)) < 0)
 				return NULL;
-			f->p += 6;
+			p += 6;
 		} else {
-			if (!(c = simple_escape(f->p[1])))
+			if (!(c = simple_escape(p[1])))
 				return NULL;
-			f->p += 2;
+			p += 2;
 		}
-		*f->out++ = (char)c;
+		*out++ = (char)c;
 	}
-	return NULL;
 }
 
 /* An integer as JSON spells it, short enough to fit; not a real number. */
@@ -350,6 +372,27 @@ const struct gt_jv *gt_jv_get(const struct gt_jv *o, const char *key, const char
 		    strcmp(m->key + klen, suffix ? suffix : "") == 0)
 			return m;
 	return NULL;
+}
+
+void gt_jv_get_both(const struct gt_jv *o, const char *key, const char *suffix, const struct gt_jv **plain,
+		    const struct gt_jv **suffixed)
+{
+	size_t klen = strlen(key), i;
+	const struct gt_jv *m;
+
+	*plain = *suffixed = NULL;
+	if (!o || o->type != GT_JV_OBJECT)
+		return;
+	/* Keys are unique in a line (a key twice is refused): the first of
+	 * each is the only one. */
+	for (i = 0, m = o + 1; i < o->n; i++, m += m->size) {
+		if (m->key[0] != key[0] || strncmp(m->key, key, klen) != 0)
+			continue;
+		if (m->key[klen] == 0)
+			*plain = m;
+		else if (strcmp(m->key + klen, suffix) == 0)
+			*suffixed = m;
+	}
 }
 
 const char *gt_jv_str(const struct gt_jv *v)

@@ -48,6 +48,10 @@ void gt_jline_free(struct gt_jline *j);
 
 /* The member key (followed by suffix, NULL for none) of an object. */
 const struct gt_jv *gt_jv_get(const struct gt_jv *o, const char *key, const char *suffix);
+/* gt_jv_get(o, key, NULL) and gt_jv_get(o, key, suffix), in one walk of
+ * the members (a trace's fields come plain or hex-spelled). */
+void gt_jv_get_both(const struct gt_jv *o, const char *key, const char *suffix, const struct gt_jv **plain,
+		    const struct gt_jv **suffixed);
 /* The string, or NULL for any other value. */
 const char *gt_jv_str(const struct gt_jv *v);
 bool gt_jv_is_int(const struct gt_jv *v);

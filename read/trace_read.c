@@ -59,11 +59,13 @@ static char *header_field(json_t *o, const char *key)
 /* A string field of an event line, the same way. */
 static char *field(const struct gt_jv *o, const char *key)
 {
-	const char *v = gt_jv_str(gt_jv_get(o, key, GT_HEX_SUFFIX));
+	const struct gt_jv *plain, *hex;
+	const char *v;
 
-	if (v)
+	gt_jv_get_both(o, key, GT_HEX_SUFFIX, &plain, &hex);
+	if ((v = gt_jv_str(hex)))
 		return hex_bytes(v);
-	v = gt_jv_str(gt_jv_get(o, key, NULL));
+	v = gt_jv_str(plain);
 	return v ? gt_xstrdup(v) : NULL;
 }
 

@@ -214,6 +214,68 @@ START_TEST(test_mutations_like_jansson)
 }
 END_TEST
 
+/* The string scan takes 8 bytes a word where they are all plain: every
+ * byte that stops it (quote, escape, control, not ASCII), and the plain
+ * bytes next to the limits (0x20, 0x7f), at every place of a word and of
+ * the string's short tail, gives jansson's answer, and strings of every
+ * length up to three words keep every byte. */
+START_TEST(test_string_bytes_at_every_place)
+{
+	static const char *const bytes[] = { "\"", "\\n", "\\u0041", "\x1f", "\x01", " ", "\x7f", "!",
+					     "\x80", "\xc3\xa9", "\xff", "~" };
+	struct gt_jline jl = { 0 };
+	char line[256], want[64];
+	const struct gt_jv *v;
+	size_t b, at, len, n;
+
+	for (b = 0; b < sizeof(bytes) / sizeof(bytes[0]); b++)
+		for (len = 1; len <= 24; len++)
+			for (at = 0; at < len; at++) {
+				n = (size_t)snprintf(line, sizeof(line), "{\"p\":\"%.*s%s%.*s\",\"n\":1}", (int)at,
+						     "abcdefghijklmnopqrstuvwxyz", bytes[b], (int)(len - at),
+						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+				check_like_jansson(&jl, line, n);
+			}
+	for (len = 0; len <= 24; len++) {
+		n = (size_t)snprintf(line, sizeof(line), "{\"p\":\"%.*s\"}", (int)len, "/usr/lib/x86_64-linux-gnu/");
+		snprintf(want, sizeof(want), "%.*s", (int)len, "/usr/lib/x86_64-linux-gnu/");
+		v = gt_jline_parse(&jl, line, n);
+		ck_assert_str_eq(gt_jv_str(gt_jv_get(v, "p", NULL)), want);
+	}
+	ck_assert_uint_gt(jl.fast, 1000);
+	ck_assert_uint_gt(jl.slow, 500);
+	gt_jline_free(&jl);
+}
+END_TEST
+
+/* A field comes plain or hex-spelled: one walk finds each, and a key that
+ * only begins like it is neither. */
+START_TEST(test_get_both)
+{
+	static const char line[] = "{\"pathx\":\"1\",\"pat\":\"2\",\"path_hex\":\"2f61\",\"path\":\"/a\","
+				   "\"path_hexx\":\"3\",\"name\":\"n\"}";
+	struct gt_jline jl = { 0 };
+	const struct gt_jv *v, *plain, *hex;
+
+	v = gt_jline_parse(&jl, line, strlen(line));
+	gt_jv_get_both(v, "path", "_hex", &plain, &hex);
+	ck_assert_str_eq(gt_jv_str(plain), "/a");
+	ck_assert_str_eq(gt_jv_str(hex), "2f61");
+	ck_assert_ptr_eq(plain, gt_jv_get(v, "path", NULL));
+	ck_assert_ptr_eq(hex, gt_jv_get(v, "path", "_hex"));
+	gt_jv_get_both(v, "name", "_hex", &plain, &hex);
+	ck_assert_str_eq(gt_jv_str(plain), "n");
+	ck_assert_ptr_null(hex);
+	gt_jv_get_both(v, "requester", "_hex", &plain, &hex);
+	ck_assert_ptr_null(plain);
+	ck_assert_ptr_null(hex);
+	gt_jv_get_both(gt_jv_get(v, "name", NULL), "name", "_hex", &plain, &hex);
+	ck_assert_ptr_null(plain);
+	ck_assert_ptr_null(hex);
+	gt_jline_free(&jl);
+}
+END_TEST
+
 Suite *json_line_suite(void)
 {
 	Suite *s = suite_create("json_line");
@@ -225,6 +287,8 @@ Suite *json_line_suite(void)
 	tcase_add_test(tc, test_other_lines_like_jansson);
 	tcase_add_test(tc, test_deep_like_jansson);
 	tcase_add_test(tc, test_mutations_like_jansson);
+	tcase_add_test(tc, test_string_bytes_at_every_place);
+	tcase_add_test(tc, test_get_both);
 	suite_add_tcase(s, tc);
 	return s;
 }
