@@ -114,6 +114,30 @@ class AlreadyLoaded(unittest.TestCase):
         self.assertEqual(f["evidence"][1]["own_version"], "2.20.5")
         self.assertIn("before", f["fix"])
 
+    def test_copy_loaded_by_its_file_path_answers_by_its_soname(self):
+        """The first copy loaded by the path of its file (old/libnccl.so.2.16.2,
+        as torch's and conda's preloads load by path): no name it was loaded by
+        is libnccl.so.2, only its SONAME answers to fw's DT_NEEDED, and the
+        no_search line still names it (the audit module keeps each object's
+        SONAME in its loaded index, issue 29)."""
+        build(self.root)
+        first = os.path.join(self.root, "old", "libnccl.so.2.16.2")
+        run = run_traced([PY, "-c", PROGRAM, first, os.path.join(self.root, "fw", "libfw.so")], opts=("-q",))
+        self.addCleanup(cleanup, run)
+        self.assertEqual(len(run.traces), 1, run.proc.stderr)
+        trace = run.traces[0]
+        self.assertEqual(run.proc.returncode, 1)
+        self.assertIn(b"undefined symbol: ncclCommRegister", run.proc.stdout)
+        self.assertEqual([s for s in trace.searches("libnccl.so.2")
+                          if value(s, "requester").endswith("/fw/libfw.so")], [],
+                         "the loader searched: the case does not test a match by SONAME")
+        lines = self.no_search(trace, "/fw/libfw.so")
+        self.assertEqual(len(lines), 1, trace.events("no_search"))
+        self.assertEqual(os.path.realpath(value(lines[0], "path")), os.path.realpath(first))
+        found = self.findings(run)
+        self.assertEqual(len(found), 1, found)
+        self.assertEqual(found[0]["severity"], "error")
+
     def test_newer_copy_loaded_first_says_nothing(self):
         build(self.root)
         run, trace = self.run_order("fw", "other")
