@@ -22,12 +22,13 @@ echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}" >> "$OUT/tree.txt"
 if [ -n "${QUIET_MS:-}" ]; then
 	# one import first, not timed: a fresh VM's page cache is cold
 	python3 -c 'import torch' >/dev/null 2>&1
-	q=$(for k in 1 2 3; do
+	times=$(for k in 1 2 3; do
 		t0=$(date +%s%N)
 		python3 -c 'import torch' >/dev/null 2>&1
 		echo $(( ($(date +%s%N) - t0) / 1000000 ))
-	done | sort -n | sed -n 2p)
-	echo "bare import torch, median of 3: $q ms (QUIET_MS $QUIET_MS)" | tee -a "$OUT/tree.txt"
+	done | sort -n | tr '\n' ' ')
+	q=$(echo "$times" | cut -d' ' -f2)
+	echo "bare import torch, median of 3: $q ms ($times; QUIET_MS $QUIET_MS; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))" | tee -a "$OUT/tree.txt"
 	[ "$q" -le "$QUIET_MS" ] || { echo "not quiet: no batches"; exit 3; }
 fi
 start=$(date +%s)
