@@ -18,6 +18,7 @@
 #include "host/elf_info.h"
 #include "host/elf_load.h"
 #include "host/ldso_help.h"
+#include "host/path_memo.h"
 
 #if defined(__x86_64__)
 #define LDSO_PATH "/lib64/ld-linux-x86-64.so.2"
@@ -222,6 +223,7 @@ typedef enum host_load_verdict verdict_t;
 
 struct tried {
 	struct host_candidate c;
+	uint64_t hash;           /* of c.path: most tries share a long folder, strcmp would walk it */
 	verdict_t v;
 	dev_t dev;
 	ino_t ino;
@@ -236,12 +238,19 @@ struct search {
 	size_t n;
 	long stop;               /* the first usable or fatal candidate, -1 */
 	const char *stop_reason;
+	/* The folders tried, each with every subfolder: the requester's RPATH
+	 * list comes again in each loader's above it (torch's six folders in
+	 * libtorch_cuda.so, libtorch.so and libtorch_python.so), and each of its
+	 * paths would be made and compared with every earlier one only to be
+	 * found tried (bench/README.md section 20). */
+	char **folders;
+	size_t nfolders;
 };
 
-static bool already_tried(const struct search *s, const char *path)
+static bool already_tried(const struct search *s, const char *path, uint64_t hash)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->t[i].c.path, path) == 0)
+		if (s->t[i].hash == hash && strcmp(s->t[i].c.path, path) == 0)
 			return true;
 	return false;
 }
@@ -258,8 +267,15 @@ static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t 
 	struct host_elf_load l;
 	struct tried *t;
 
+	uint64_t hash;
+
 	*v = V_ABSENT;
-	if (done(s) || already_tried(s, path)) {
+	if (done(s)) {
+		free(path);
+		return;
+	}
+	hash = host_path_hash(path, strlen(path));
+	if (already_tried(s, path, hash)) {
 		free(path);
 		return;
 	}
@@ -273,7 +289,7 @@ static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t 
 		host_elf_load_read(path, false, &l);
 	*v = l.verdict;
 	*t = (struct tried){ .c = { .path = path, .rule = rule, .exists = l.exists, .usable = *v == V_USABLE },
-			     .v = *v, .dev = l.dev, .ino = l.ino };
+			     .hash = hash, .v = *v, .dev = l.dev, .ino = l.ino };
 	if (s->stop < 0 && (*v == V_USABLE || *v == V_FATAL)) {
 		s->stop = (long)s->n;
 		s->stop_reason = l.reason;
@@ -282,12 +298,36 @@ static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t 
 	host_elf_load_free(&l);
 }
 
+/* dir/sub/name ("dir/name" where sub is ""), by copies: a search makes
+ * hundreds and printf's formatting cost more than the rest of it. */
 static char *join_path(const char *dir, const char *sub, const char *name)
 {
-	size_t dl = strlen(dir);
+	size_t dl = strlen(dir), sl = strlen(sub), nl = strlen(name);
 	bool dir_slash = dl && dir[dl - 1] == '/';
+	char *out = gt_xmalloc(dl + 1 + sl + 1 + nl + 1), *at = out;
 
-	return gt_xasprintf("%s%s%s%s%s", dir, dir_slash ? "" : "/", sub, *sub ? "/" : "", name);
+	memcpy(at, dir, dl);
+	at += dl;
+	if (!dir_slash)
+		*at++ = '/';
+	memcpy(at, sub, sl);
+	at += sl;
+	if (sl)
+		*at++ = '/';
+	memcpy(at, name, nl + 1);
+	return out;
+}
+
+/* Was this folder tried whole already? Then each of its paths was, and
+ * trying them again changes nothing: try_path would find each tried. */
+static bool folder_seen(struct search *s, const char *dir)
+{
+	for (size_t i = 0; i < s->nfolders; i++)
+		if (strcmp(s->folders[i], dir) == 0)
+			return true;
+	s->folders = gt_xrealloc(s->folders, (s->nfolders + 1) * sizeof(*s->folders));
+	s->folders[s->nfolders++] = gt_xstrdup(dir);
+	return false;
 }
 
 /* One folder with each subfolder the loader tries; true when open_path would
@@ -296,6 +336,8 @@ static bool try_folder(struct search *s, const char *dir, enum gt_rule rule)
 {
 	verdict_t v = V_ABSENT;
 
+	if (done(s) || folder_seen(s, dir))
+		return false;
 	for (size_t i = 0; i < s->dirs->nsubdirs; i++)
 		try_path(s, join_path(dir, s->dirs->subdirs[i], s->name), rule, &v);
 	return v == V_ENDS_LIST;
@@ -442,6 +484,9 @@ static void finish(struct search *s, struct host_resolution *out)
 	free(s->t);
 	s->t = NULL;
 	s->n = 0;
+	host_free_strings(s->folders, s->nfolders);
+	s->folders = NULL;
+	s->nfolders = 0;
 }
 
 void host_resolve_chain(const char *name, const struct host_search_object *chain, size_t nchain,

@@ -569,6 +569,51 @@ START_TEST(test_resolve_reuses_same_searches_only)
 }
 END_TEST
 
+/* torch's libraries share one RPATH list, so a search for what
+ * libtorch_cuda.so needs meets each folder again in every loader above it
+ * (libtorch.so, libtorch_python.so). The loader tries each path once; the
+ * list on paper says each once, in the loader's order, with the same winner
+ * as where the folders come once (host/resolve.c skips a folder tried
+ * whole; bench/README.md section 20). libm.so.6 is in none of them: the
+ * search goes through the repeated list to ld.so.cache. */
+START_TEST(test_resolve_lists_a_repeated_folder_once)
+{
+	struct host_resolve_env env = { 0 };
+	struct host_resolution once, twice;
+	struct host_ldcache cache;
+	char *torch, *program;
+	const char *chain1[1], *chain2[2];
+
+	find_fixtures();
+	torch = in_fix(TORCH);
+	program = in_fix("scenarios/sc_torchlike");
+	chain1[0] = program;
+	chain2[0] = torch;  /* the same folders again, as a loader's own RPATH */
+	chain2[1] = program;
+	load_cache(&cache, &env);
+	host_resolve("libm.so.6", torch, chain1, 1, &env, &once);
+	host_resolve("libm.so.6", torch, chain2, 2, &env, &twice);
+	ck_assert_msg(once.winner >= 0, "libm.so.6 not found for %s", torch);
+	ck_assert_str_eq(gt_rule_name(once.cand[once.winner].rule), "ld_so_cache");
+	ck_assert_msg(once.ncand > 2 * host_loader_dirs()->nsubdirs, "only %zu candidates", once.ncand);
+	ck_assert_uint_eq(twice.ncand, once.ncand);
+	ck_assert_int_eq(twice.winner, once.winner);
+	for (size_t i = 0; i < once.ncand; i++) {
+		ck_assert_str_eq(twice.cand[i].path, once.cand[i].path);
+		ck_assert_int_eq(twice.cand[i].rule, once.cand[i].rule);
+		ck_assert_int_eq(twice.cand[i].exists, once.cand[i].exists);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(strcmp(once.cand[j].path, once.cand[i].path) != 0, "%s listed twice",
+				      once.cand[i].path);
+	}
+	host_resolution_free(&once);
+	host_resolution_free(&twice);
+	host_ldcache_free(&cache);
+	free(torch);
+	free(program);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -577,6 +622,7 @@ Suite *resolve_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_loader_dirs);
 	tcase_add_test(tc, test_resolve_reuses_same_searches_only);
+	tcase_add_test(tc, test_resolve_lists_a_repeated_folder_once);
 	tcase_add_loop_test(tc, test_resolve_agrees_with_loader, 0, NLAYOUTS);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(odd, 30);
