@@ -188,9 +188,15 @@ static void take_identity(struct gt_process *p, json_t *o)
 	p->exe = header_field(o, GT_K_EXE);
 	p->cwd = header_field(o, GT_K_CWD);
 	p->start_ticks = (unsigned long long)json_integer_value(json_object_get(o, GT_K_START_TICKS));
+	/* The writer puts strings only (escaped where they are not UTF-8); any
+	 * other element is damage, kept as "" so that the others keep their
+	 * places and no reader of argv meets a NULL (the fuzzer's: a header
+	 * whose argv[0] was an object crashed the DOT graph's label). */
 	json_array_foreach(argv, i, v) {
+		const char *arg = json_string_value(v);
+
 		p->argv = grow(p->argv, p->argc, sizeof(char *));
-		p->argv[p->argc++] = gt_xstrdup(json_string_value(v));
+		p->argv[p->argc++] = gt_xstrdup(arg ? arg : "");
 	}
 }
 

@@ -63,6 +63,28 @@ START_TEST(test_header_fields)
 }
 END_TEST
 
+/* An argv element that is not a string (damage: the writer puts strings
+ * only) is read as "", in its place; no NULL reaches a renderer (the
+ * fuzzer's crash in the DOT graph's label, tests/fuzz/corpus_report/
+ * argv_not_a_string.jsonl). */
+START_TEST(test_header_argv_not_strings)
+{
+	struct gt_process p;
+	const char *path = fx_trace("h.1.jsonl",
+		"{'ev':'header','format':'gputrace-trace','version':1,'source':'preload',"
+		"'pid':1,'start_ticks':1,'ppid':0,'host':'h','image':'00000000000000a1',"
+		"'exe':'/usr/bin/python3','argv':[{'path':'/x'},'train.py',7]}",
+		NULL);
+
+	read_ok(path, &p);
+	ck_assert_uint_eq(p.argc, 3);
+	ck_assert_str_eq(p.argv[0], "");
+	ck_assert_str_eq(p.argv[1], "train.py");
+	ck_assert_str_eq(p.argv[2], "");
+	gt_process_free(&p);
+}
+END_TEST
+
 START_TEST(test_header_without_rank)
 {
 	struct gt_process p;
@@ -878,6 +900,7 @@ Suite *trace_read_suite(void)
 	size_t i;
 
 	tcase_add_test(hdr, test_header_fields);
+	tcase_add_test(hdr, test_header_argv_not_strings);
 	tcase_add_test(hdr, test_header_without_rank);
 	tcase_add_test(hdr, test_two_halves_one_image);
 	tcase_add_test(hdr, test_read_identity);
