@@ -197,27 +197,119 @@ static json_t *timed_ask(struct gt_host_facts *f, const char *sec, const char *k
 	return have;
 }
 
+/* Bytes that are not UTF-8 (a path through a Latin-1 folder name) cannot
+ * be a JSON string or key. A value is kept as {"hex": "..."} of its bytes
+ * and read back by bytes_of, so that a list keeps each element in its place
+ * (a search's candidates: the winner is an index into them). A key becomes
+ * ESC "hex:" and the hex of its bytes, as does a key that starts with ESC,
+ * so that two keys never meet: jansson refuses a key that is not UTF-8 and
+ * frees the value it was given, which answer() then returned. */
+static bool is_utf8(const char *s)
+{
+	json_t *probe = json_string(s);
+
+	json_decref(probe);
+	return probe != NULL;
+}
+
+static char *hex_of(const char *s, const char *prefix)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = strlen(s), p = strlen(prefix), i;
+	char *out = gt_xmalloc(p + 2 * n + 1);
+
+	memcpy(out, prefix, p);
+	for (i = 0; i < n; i++) {
+		out[p + 2 * i] = digits[(unsigned char)s[i] >> 4];
+		out[p + 2 * i + 1] = digits[(unsigned char)s[i] & 15];
+	}
+	out[p + 2 * n] = 0;
+	return out;
+}
+
+static json_t *bytes_json(const char *s)
+{
+	json_t *v = json_string(s);
+	char *hex;
+
+	if (v)
+		return v;
+	hex = hex_of(s, "");
+	v = json_pack("{s:s}", "hex", hex);
+	free(hex);
+	return v;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A string's copy, or the bytes of a {"hex": ...}; "" for anything else. */
+static char *bytes_of(const json_t *v)
+{
+	const char *hex = json_string_value(json_object_get(v, "hex"));
+	size_t n, i;
+	char *out;
+
+	if (json_is_string(v))
+		return gt_xstrdup(json_string_value(v));
+	n = hex ? strlen(hex) : 0;
+	if (!hex || n % 2)
+		return gt_xstrdup("");
+	out = gt_xmalloc(n / 2 + 1);
+	for (i = 0; i < n / 2; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+			free(out);
+			return gt_xstrdup("");
+		}
+		out[i] = (char)(hi << 4 | lo);
+	}
+	out[n / 2] = 0;
+	return out;
+}
+
+/* key as it is, or (malloc'd in *owned) its ESC "hex:" spelling. */
+static const char *json_key(const char *key, char **owned)
+{
+	*owned = NULL;
+	if (key[0] != '\x1b' && is_utf8(key))
+		return key;
+	*owned = hex_of(key, "\x1bhex:");
+	return *owned;
+}
+
 static json_t *answer(struct gt_host_facts *f, const char *sec, const char *key, asker ask, const void *ctx)
 {
-	json_t *have = json_object_get(section(f->asked, sec), key), *rec;
+	char *owned;
+	json_t *have, *rec;
 
+	key = json_key(key, &owned);
+	have = json_object_get(section(f->asked, sec), key);
 	if (have)
-		return have;
+		goto out;
 	rec = recorded_answer(f, sec, key);
 	if (rec && !(f->live && f->here)) {
 		f->tally.recorded++;
-		return rec;
+		have = rec;
+		goto out;
 	}
 	if (!may_ask(f)) {
 		f->tally.unanswered++;
-		return NULL;
+		goto out;
 	}
 	f->tally.asked++;
 	if (profile_on())
 		have = timed_ask(f, sec, key, ask, ctx);
 	else
 		have = ask(f, ctx);
-	json_object_set_new(section(f->asked, sec), key, have);
+	/* the section holds it: the pointer stays good as long as the set */
+	if (have && json_object_set_new(section(f->asked, sec), key, have) != 0)
+		have = NULL;
+out:
+	free(owned);
 	return have;
 }
 
@@ -268,7 +360,7 @@ static json_t *strings_json(char *const *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, bytes_json(v[i]));
 	return a;
 }
 
@@ -278,8 +370,7 @@ static size_t strings_of(const json_t *a, char ***out)
 
 	*out = n ? gt_xcalloc(n, sizeof(**out)) : NULL;
 	for (i = 0; i < n; i++)
-		(*out)[i] = gt_xstrdup(json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i))
-									    : "");
+		(*out)[i] = bytes_of(json_array_get(a, i));
 	return n;
 }
 
@@ -409,8 +500,11 @@ bool gt_facts_package(struct gt_host_facts *f, const char *path, struct host_pac
 
 void gt_facts_package_want(struct gt_host_facts *f, const char *path)
 {
-	if (may_ask(f) && !recorded_answer(f, "package", path))
+	char *owned = NULL;  /* json_key is not called where may_ask says no */
+
+	if (may_ask(f) && !recorded_answer(f, "package", json_key(path, &owned)))
 		host_package_want(path);
+	free(owned);
 }
 
 static json_t *ask_framework(struct gt_host_facts *f, const void *path)
@@ -662,18 +756,17 @@ struct resolve_q {
 	size_t nloaders;
 };
 
-/* {"path", "rule", "exists", "usable"} as json_pack made it, NULL where the
- * path is not UTF-8 (as json_pack's "s"), without parsing a format for
- * each of a search's ~50 candidates: 5,300 instructions a candidate, a
- * sixth of a report of torch's searches (bench/README.md section 20). */
+/* {"path", "rule", "exists", "usable"}, member by member rather than by
+ * json_pack, which parsed its format for each of a search's ~50
+ * candidates: 5,300 instructions a candidate, a sixth of a report of
+ * torch's searches (bench/README.md section 20). A path that is not UTF-8
+ * is {"hex": ...} (bytes_json): json_pack dropped the candidate, and the
+ * winner's index then named another file. */
 static json_t *candidate_json(const struct host_candidate *c)
 {
-	json_t *path = json_string(c->path), *o;
+	json_t *o = json_object();
 
-	if (!path)
-		return NULL;
-	o = json_object();
-	json_object_set_new_nocheck(o, "path", path);
+	json_object_set_new_nocheck(o, "path", bytes_json(c->path));
 	json_object_set_new_nocheck(o, "rule", json_string(gt_rule_name(c->rule)));
 	json_object_set_new_nocheck(o, "exists", json_boolean(c->exists));
 	json_object_set_new_nocheck(o, "usable", json_boolean(c->usable));
@@ -728,7 +821,7 @@ void gt_facts_resolve(struct gt_host_facts *f, const char *name, const char *req
 	for (i = 0; i < out->ncand; i++) {
 		const json_t *c = json_array_get(cand, i);
 
-		out->cand[i].path = gt_xstrdup(get_str(c, "path") ? get_str(c, "path") : "");
+		out->cand[i].path = bytes_of(json_object_get(c, "path"));
 		out->cand[i].rule = gt_rule_from_name(get_str(c, "rule") ? get_str(c, "rule") : "");
 		out->cand[i].exists = json_is_true(json_object_get(c, "exists"));
 		out->cand[i].usable = json_is_true(json_object_get(c, "usable"));

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "facts/facts.h"
 #include "host/dir_listing.h"
 #include "host/resolve.h"
 #include "tests/unit/unit.h"
@@ -614,6 +615,63 @@ START_TEST(test_resolve_lists_a_repeated_folder_once)
 }
 END_TEST
 
+/* A folder whose name is not UTF-8, searched before the one that holds the
+ * library: its candidates are in the facts' list as well, in their places,
+ * so that the winner named is the file the loader takes, now and when the
+ * facts file is read back (a report on another machine). */
+START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
+{
+	char dir[] = "/tmp/gt-nonutf8-XXXXXX", bad[PATH_MAX], good[PATH_MAX], llp[2 * PATH_MAX + 2];
+	char want[PATH_MAX], cmd[PATH_MAX + 16], err[256] = "";
+	struct gt_facts_set *live, *recorded;
+	struct host_resolution direct, asked, read_back;
+	struct host_resolve_env env;
+	char *requester, *leaf;
+
+	find_fixtures();
+	requester = in_fix("scenarios/sc_runpath");
+	leaf = in_fix("scenarios/d_runpath/libsc_leaf.so");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(bad, sizeof(bad), "%s/lib\xff\xfe", dir);
+	snprintf(good, sizeof(good), "%s/good", dir);
+	ck_assert_int_eq(mkdir(bad, 0755), 0);
+	ck_assert_int_eq(mkdir(good, 0755), 0);
+	copy_file(leaf, at(good, "libsc_leaf.so"));
+	snprintf(want, sizeof(want), "%s/libsc_leaf.so", good);
+	snprintf(llp, sizeof(llp), "%s:%s", bad, good);
+	env = (struct host_resolve_env){ .ld_library_path = llp };
+	host_resolve("libsc_leaf.so", requester, NULL, 0, &env, &direct);
+	ck_assert_msg(direct.winner > 0, "no winner past the folder that is not UTF-8");
+	ck_assert_str_eq(direct.cand[direct.winner].path, want);
+
+	live = gt_facts_set_new(GT_FACTS_LIVE);
+	gt_facts_resolve(gt_facts_of_host(live, NULL), "libsc_leaf.so", requester, NULL, 0, llp, &asked);
+	ck_assert_uint_eq(asked.ncand, direct.ncand);
+	ck_assert_int_eq(asked.winner, direct.winner);
+	for (size_t i = 0; i < direct.ncand; i++)
+		ck_assert_str_eq(asked.cand[i].path, direct.cand[i].path);
+	ck_assert_msg(gt_facts_set_write_folder(live, dir, err, sizeof(err)), "%s", err);
+
+	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
+	ck_assert_msg(gt_facts_set_read_folder(recorded, dir, err, sizeof(err)), "%s", err);
+	gt_facts_resolve(gt_facts_of_host(recorded, NULL), "libsc_leaf.so", requester, NULL, 0, llp, &read_back);
+	ck_assert_uint_eq(read_back.ncand, direct.ncand);
+	ck_assert_int_eq(read_back.winner, direct.winner);
+	for (size_t i = 0; i < direct.ncand; i++)
+		ck_assert_str_eq(read_back.cand[i].path, direct.cand[i].path);
+
+	host_resolution_free(&direct);
+	host_resolution_free(&asked);
+	host_resolution_free(&read_back);
+	gt_facts_set_free(live);
+	gt_facts_set_free(recorded);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(requester);
+	free(leaf);
+}
+END_TEST
+
 Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -623,6 +681,7 @@ Suite *resolve_suite(void)
 	tcase_add_test(tc, test_loader_dirs);
 	tcase_add_test(tc, test_resolve_reuses_same_searches_only);
 	tcase_add_test(tc, test_resolve_lists_a_repeated_folder_once);
+	tcase_add_test(tc, test_facts_keep_a_candidate_that_is_not_utf8);
 	tcase_add_loop_test(tc, test_resolve_agrees_with_loader, 0, NLAYOUTS);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(odd, 30);
