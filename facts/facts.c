@@ -245,8 +245,8 @@ static int hex_digit(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* A string's copy, or the bytes of a {"hex": ...}; "" for anything else. */
-static char *bytes_of(const json_t *v)
+/* A string's copy, or the bytes of a {"hex": ...}; NULL for anything else. */
+static char *bytes_or_null(const json_t *v)
 {
 	const char *hex = json_string_value(json_object_get(v, "hex"));
 	size_t n, i;
@@ -256,19 +256,27 @@ static char *bytes_of(const json_t *v)
 		return gt_xstrdup(json_string_value(v));
 	n = hex ? strlen(hex) : 0;
 	if (!hex || n % 2)
-		return gt_xstrdup("");
+		return NULL;
 	out = gt_xmalloc(n / 2 + 1);
 	for (i = 0; i < n / 2; i++) {
 		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 			free(out);
-			return gt_xstrdup("");
+			return NULL;
 		}
 		out[i] = (char)(hi << 4 | lo);
 	}
 	out[n / 2] = 0;
 	return out;
+}
+
+/* bytes_or_null, "" for anything else (a list keeps its places). */
+static char *bytes_of(const json_t *v)
+{
+	char *b = bytes_or_null(v);
+
+	return b ? b : gt_xstrdup("");
 }
 
 /* key as it is, or (malloc'd in *owned) its ESC "hex:" spelling. */
@@ -381,7 +389,13 @@ static json_t *ask_real(struct gt_host_facts *f, const void *path)
 	char real[PATH_MAX];
 
 	(void)f;
-	return host_real_path(path, real) ? json_string(real) : json_null();
+	return host_real_path(path, real) ? bytes_json(real) : json_null();
+}
+
+/* The real path asked or recorded (malloc'd), NULL when it leads nowhere. */
+static char *real_answer(struct gt_host_facts *f, const char *path)
+{
+	return bytes_or_null(answer(f, "real", path, ask_real, path));
 }
 
 static json_t *ask_exists(struct gt_host_facts *f, const void *path)
@@ -398,12 +412,13 @@ static json_t *ask_readable(struct gt_host_facts *f, const void *path)
 
 bool gt_facts_real_path(struct gt_host_facts *f, const char *path, char *out, size_t cap)
 {
-	const char *real = json_string_value(answer(f, "real", path, ask_real, path));
+	char *real = real_answer(f, path);
+	bool fits = real && strlen(real) < cap;
 
-	if (!real || strlen(real) >= cap)
-		return false;
-	memcpy(out, real, strlen(real) + 1);
-	return true;
+	if (fits)
+		memcpy(out, real, strlen(real) + 1);
+	free(real);
+	return fits;
 }
 
 bool gt_facts_exists(struct gt_host_facts *f, const char *path)
@@ -418,15 +433,24 @@ bool gt_facts_readable(struct gt_host_facts *f, const char *path)
 
 bool gt_facts_same_file(struct gt_host_facts *f, const char *a, const char *b)
 {
-	const char *ra, *rb;
+	const json_t *ja, *jb;
+	char *ra, *rb;
+	bool same;
 
 	if (!a || !b)
 		return false;
 	if (strcmp(a, b) == 0)
 		return true;
-	ra = json_string_value(answer(f, "real", a, ask_real, a));
-	rb = json_string_value(answer(f, "real", b, ask_real, b));
-	return ra && rb && strcmp(ra, rb) == 0;
+	ja = answer(f, "real", a, ask_real, a);
+	jb = answer(f, "real", b, ask_real, b);
+	if (json_is_string(ja) && json_is_string(jb))  /* the usual case, asked for every pair of copies: no copy */
+		return strcmp(json_string_value(ja), json_string_value(jb)) == 0;
+	ra = bytes_or_null(ja);
+	rb = bytes_or_null(jb);
+	same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
 }
 
 /* ---- ELF facts ---- */

@@ -618,11 +618,12 @@ END_TEST
 /* A folder whose name is not UTF-8, searched before the one that holds the
  * library: its candidates are in the facts' list as well, in their places,
  * so that the winner named is the file the loader takes, now and when the
- * facts file is read back (a report on another machine). */
+ * facts file is read back (a report on another machine); its real path is
+ * its own, not "leads nowhere". */
 START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
 {
 	char dir[] = "/tmp/gt-nonutf8-XXXXXX", bad[PATH_MAX], good[PATH_MAX], llp[2 * PATH_MAX + 2];
-	char want[PATH_MAX], cmd[PATH_MAX + 16], err[256] = "";
+	char want[PATH_MAX], cmd[PATH_MAX + 16], err[256] = "", real[PATH_MAX];
 	struct gt_facts_set *live, *recorded;
 	struct host_resolution direct, asked, read_back;
 	struct host_resolve_env env;
@@ -650,6 +651,8 @@ START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
 	ck_assert_int_eq(asked.winner, direct.winner);
 	for (size_t i = 0; i < direct.ncand; i++)
 		ck_assert_str_eq(asked.cand[i].path, direct.cand[i].path);
+	ck_assert_msg(gt_facts_real_path(gt_facts_of_host(live, NULL), bad, real, sizeof(real)), "%s: no real path", bad);
+	ck_assert_str_eq(real, bad);
 	ck_assert_msg(gt_facts_set_write_folder(live, dir, err, sizeof(err)), "%s", err);
 
 	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
@@ -659,6 +662,9 @@ START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
 	ck_assert_int_eq(read_back.winner, direct.winner);
 	for (size_t i = 0; i < direct.ncand; i++)
 		ck_assert_str_eq(read_back.cand[i].path, direct.cand[i].path);
+	real[0] = 0;
+	ck_assert(gt_facts_real_path(gt_facts_of_host(recorded, NULL), bad, real, sizeof(real)));
+	ck_assert_str_eq(real, bad);
 
 	host_resolution_free(&direct);
 	host_resolution_free(&asked);
