@@ -266,7 +266,6 @@ static void try_path(struct search *s, char *path, enum gt_rule rule, verdict_t 
 {
 	struct host_elf_load l;
 	struct tried *t;
-
 	uint64_t hash;
 
 	*v = V_ABSENT;
