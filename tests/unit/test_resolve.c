@@ -570,6 +570,15 @@ START_TEST(test_resolve_reuses_same_searches_only)
 }
 END_TEST
 
+/* got lists want's candidates, paths in the same order, and the same winner. */
+static void expect_same_candidates(const struct host_resolution *got, const struct host_resolution *want)
+{
+	ck_assert_uint_eq(got->ncand, want->ncand);
+	ck_assert_int_eq(got->winner, want->winner);
+	for (size_t i = 0; i < want->ncand; i++)
+		ck_assert_str_eq(got->cand[i].path, want->cand[i].path);
+}
+
 /* torch's libraries share one RPATH list, so a search for what
  * libtorch_cuda.so needs meets each folder again in every loader above it
  * (libtorch.so, libtorch_python.so). The loader tries each path once; the
@@ -597,10 +606,8 @@ START_TEST(test_resolve_lists_a_repeated_folder_once)
 	ck_assert_msg(once.winner >= 0, "libm.so.6 not found for %s", torch);
 	ck_assert_str_eq(gt_rule_name(once.cand[once.winner].rule), "ld_so_cache");
 	ck_assert_msg(once.ncand > 2 * host_loader_dirs()->nsubdirs, "only %zu candidates", once.ncand);
-	ck_assert_uint_eq(twice.ncand, once.ncand);
-	ck_assert_int_eq(twice.winner, once.winner);
+	expect_same_candidates(&twice, &once);
 	for (size_t i = 0; i < once.ncand; i++) {
-		ck_assert_str_eq(twice.cand[i].path, once.cand[i].path);
 		ck_assert_int_eq(twice.cand[i].rule, once.cand[i].rule);
 		ck_assert_int_eq(twice.cand[i].exists, once.cand[i].exists);
 		for (size_t j = 0; j < i; j++)
@@ -647,10 +654,7 @@ START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
 
 	live = gt_facts_set_new(GT_FACTS_LIVE);
 	gt_facts_resolve(gt_facts_of_host(live, NULL), "libsc_leaf.so", requester, NULL, 0, llp, &asked);
-	ck_assert_uint_eq(asked.ncand, direct.ncand);
-	ck_assert_int_eq(asked.winner, direct.winner);
-	for (size_t i = 0; i < direct.ncand; i++)
-		ck_assert_str_eq(asked.cand[i].path, direct.cand[i].path);
+	expect_same_candidates(&asked, &direct);
 	ck_assert_msg(gt_facts_real_path(gt_facts_of_host(live, NULL), bad, real, sizeof(real)), "%s: no real path", bad);
 	ck_assert_str_eq(real, bad);
 	ck_assert_msg(gt_facts_set_write_folder(live, dir, err, sizeof(err)), "%s", err);
@@ -658,10 +662,7 @@ START_TEST(test_facts_keep_a_candidate_that_is_not_utf8)
 	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
 	ck_assert_msg(gt_facts_set_read_folder(recorded, dir, err, sizeof(err)), "%s", err);
 	gt_facts_resolve(gt_facts_of_host(recorded, NULL), "libsc_leaf.so", requester, NULL, 0, llp, &read_back);
-	ck_assert_uint_eq(read_back.ncand, direct.ncand);
-	ck_assert_int_eq(read_back.winner, direct.winner);
-	for (size_t i = 0; i < direct.ncand; i++)
-		ck_assert_str_eq(read_back.cand[i].path, direct.cand[i].path);
+	expect_same_candidates(&read_back, &direct);
 	real[0] = 0;
 	ck_assert(gt_facts_real_path(gt_facts_of_host(recorded, NULL), bad, real, sizeof(real)));
 	ck_assert_str_eq(real, bad);
