@@ -38,8 +38,9 @@ endif
 # binaries; audit/ and preload/ only in the library; host/, read/, rules/,
 # report/, render/, compare/ and cmd/ only in the command.
 COMMON_SRC := $(wildcard common/*.c)
-# The command's allocate-or-abort (common/xalloc.h) never goes into the library.
-LIB_SRC := $(filter-out common/xalloc.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
+# The command's allocate-or-abort (common/xalloc.h) never goes into the library;
+# nor do the readers' hex spelling (common/hex.h: the writer spells its own).
+LIB_SRC := $(filter-out common/xalloc.c common/hex.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
 .PHONY: all asan cases check test check-fresh check-slurm clean difftest doctor deps install uninstall deb report-picture \

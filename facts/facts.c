@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/hex.h"
 #include "common/trace_file.h"
 #include "common/xalloc.h"
 #include "facts/facts_dump.h"
@@ -214,15 +215,11 @@ static bool is_utf8(const char *s)
 
 static char *hex_of(const char *s, const char *prefix)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t n = strlen(s), p = strlen(prefix), i;
+	size_t n = strlen(s), p = strlen(prefix);
 	char *out = gt_xmalloc(p + 2 * n + 1);
 
 	memcpy(out, prefix, p);
-	for (i = 0; i < n; i++) {
-		out[p + 2 * i] = digits[(unsigned char)s[i] >> 4];
-		out[p + 2 * i + 1] = digits[(unsigned char)s[i] & 15];
-	}
+	gt_hex_spell(out + p, s, n);
 	out[p + 2 * n] = 0;
 	return out;
 }
@@ -240,32 +237,22 @@ static json_t *bytes_json(const char *s)
 	return v;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* A string's copy, or the bytes of a {"hex": ...}; NULL for anything else. */
+/* A string's copy, or the bytes of a {"hex": ...} (none of them NUL); NULL
+ * for anything else. */
 static char *bytes_or_null(const json_t *v)
 {
 	const char *hex = json_string_value(json_object_get(v, "hex"));
-	size_t n, i;
+	size_t n = hex ? strlen(hex) : 0;
 	char *out;
 
 	if (json_is_string(v))
 		return gt_xstrdup(json_string_value(v));
-	n = hex ? strlen(hex) : 0;
-	if (!hex || n % 2)
+	if (!hex)
 		return NULL;
 	out = gt_xmalloc(n / 2 + 1);
-	for (i = 0; i < n / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-			free(out);
-			return NULL;
-		}
-		out[i] = (char)(hi << 4 | lo);
+	if (!gt_hex_read(hex, n, out) || memchr(out, 0, n / 2)) {
+		free(out);
+		return NULL;
 	}
 	out[n / 2] = 0;
 	return out;
@@ -342,9 +329,10 @@ static char *key_of(const char *const *parts, size_t n)
 	return k;
 }
 
-static json_t *str_or_null(const char *s)
+/* s's bytes (bytes_json), or null. */
+static json_t *bytes_json_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? bytes_json(s) : json_null();
 }
 
 static const char *get_str(const json_t *o, const char *name)
@@ -360,6 +348,21 @@ static char *dup_or_null(const char *s)
 static void copy_str(char *out, size_t cap, const char *s)
 {
 	snprintf(out, cap, "%s", s ? s : "");
+}
+
+/* The bytes of o's member name (bytes_or_null): malloc'd, or NULL. */
+static char *member_bytes(const json_t *o, const char *name)
+{
+	return bytes_or_null(json_object_get(o, name));
+}
+
+/* The same into out (cap bytes, cut there), "" where there are none. */
+static void copy_member_bytes(char *out, size_t cap, const json_t *o, const char *name)
+{
+	char *b = member_bytes(o, name);
+
+	copy_str(out, cap, b);
+	free(b);
 }
 
 static json_t *strings_json(char *const *v, size_t n)
@@ -464,10 +467,10 @@ static json_t *ask_elf(struct gt_host_facts *f, const void *path)
 	json_object_set_new(o, "ok", json_boolean(host_elf_read(path, &info)));
 	json_object_set_new(o, "class", json_integer(info.elf_class));
 	json_object_set_new(o, "machine", json_integer(info.machine));
-	json_object_set_new(o, "soname", str_or_null(info.soname));
+	json_object_set_new(o, "soname", bytes_json_or_null(info.soname));
 	json_object_set_new(o, "needed", strings_json(info.needed, info.nneeded));
-	json_object_set_new(o, "rpath", str_or_null(info.rpath));
-	json_object_set_new(o, "runpath", str_or_null(info.runpath));
+	json_object_set_new(o, "rpath", bytes_json_or_null(info.rpath));
+	json_object_set_new(o, "runpath", bytes_json_or_null(info.runpath));
 	json_object_set_new(o, "has_fatbin", json_boolean(info.has_fatbin));
 	json_object_set_new(o, "error", json_string(info.error));
 	host_elf_free(&info);
@@ -486,10 +489,10 @@ bool gt_facts_elf(struct gt_host_facts *f, const char *path, struct host_elf_inf
 	out->ok = json_is_true(json_object_get(o, "ok"));
 	out->elf_class = (int)json_integer_value(json_object_get(o, "class"));
 	out->machine = (int)json_integer_value(json_object_get(o, "machine"));
-	out->soname = dup_or_null(get_str(o, "soname"));
+	out->soname = member_bytes(o, "soname");
 	out->nneeded = strings_of(json_object_get(o, "needed"), &out->needed);
-	out->rpath = dup_or_null(get_str(o, "rpath"));
-	out->runpath = dup_or_null(get_str(o, "runpath"));
+	out->rpath = member_bytes(o, "rpath");
+	out->runpath = member_bytes(o, "runpath");
 	out->has_fatbin = json_is_true(json_object_get(o, "has_fatbin"));
 	copy_str(out->error, sizeof(out->error), get_str(o, "error"));
 	return out->ok;
@@ -500,12 +503,18 @@ bool gt_facts_elf(struct gt_host_facts *f, const char *path, struct host_elf_inf
 static json_t *ask_package(struct gt_host_facts *f, const void *path)
 {
 	struct host_package pk;
+	json_t *o;
 
 	(void)f;
 	if (!host_package_of(path, &pk))
 		return json_null();
-	return json_pack("{s:s, s:s, s:s, s:s}", "manager", pk.manager, "name", pk.name, "version", pk.version,
-			 "record", pk.record);
+	/* bytes_json: a record under a folder that is not UTF-8 keeps its package */
+	o = json_object();
+	json_object_set_new(o, "manager", bytes_json(pk.manager));
+	json_object_set_new(o, "name", bytes_json(pk.name));
+	json_object_set_new(o, "version", bytes_json(pk.version));
+	json_object_set_new(o, "record", bytes_json(pk.record));
+	return o;
 }
 
 bool gt_facts_package(struct gt_host_facts *f, const char *path, struct host_package *out)
@@ -515,10 +524,10 @@ bool gt_facts_package(struct gt_host_facts *f, const char *path, struct host_pac
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(o))
 		return false;
-	copy_str(out->manager, sizeof(out->manager), get_str(o, "manager"));
-	copy_str(out->name, sizeof(out->name), get_str(o, "name"));
-	copy_str(out->version, sizeof(out->version), get_str(o, "version"));
-	copy_str(out->record, sizeof(out->record), get_str(o, "record"));
+	copy_member_bytes(out->manager, sizeof(out->manager), o, "manager");
+	copy_member_bytes(out->name, sizeof(out->name), o, "name");
+	copy_member_bytes(out->version, sizeof(out->version), o, "version");
+	copy_member_bytes(out->record, sizeof(out->record), o, "record");
 	return true;
 }
 
@@ -545,12 +554,21 @@ static json_t *ask_framework(struct gt_host_facts *f, const void *path)
 	a = json_array();
 	for (i = 0; i < needs.n; i++) {
 		const struct host_need *n = &needs.v[i];
+		json_t *e = json_object();
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "family", n->family, "spec",
-						   n->spec, "distribution", n->distribution, "declared_by",
-						   n->declared_by, "what", n->what, "framework", n->framework));
+		/* bytes_json: a folder or a file's words that are not UTF-8 keep
+		 * the need (json_pack would drop it, or the whole answer) */
+		json_object_set_new(e, "family", bytes_json(n->family));
+		json_object_set_new(e, "spec", bytes_json(n->spec));
+		json_object_set_new(e, "distribution", bytes_json(n->distribution));
+		json_object_set_new(e, "declared_by", bytes_json(n->declared_by));
+		json_object_set_new(e, "what", bytes_json(n->what));
+		json_object_set_new(e, "framework", bytes_json(n->framework));
+		json_array_append_new(a, e);
 	}
-	o = json_pack("{s:s, s:o}", "root", needs.root, "needs", a);
+	o = json_object();
+	json_object_set_new(o, "root", bytes_json(needs.root));
+	json_object_set_new(o, "needs", a);
 	host_needs_free(&needs);
 	return o;
 }
@@ -563,7 +581,7 @@ bool gt_facts_framework_needs(struct gt_host_facts *f, const char *lib_path, str
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(o))
 		return false;
-	copy_str(out->root, sizeof(out->root), get_str(o, "root"));
+	copy_member_bytes(out->root, sizeof(out->root), o, "root");
 	a = json_object_get(o, "needs");
 	out->n = json_array_size(a);
 	out->v = out->n ? gt_xcalloc(out->n, sizeof(*out->v)) : NULL;
@@ -571,12 +589,12 @@ bool gt_facts_framework_needs(struct gt_host_facts *f, const char *lib_path, str
 		const json_t *e = json_array_get(a, i);
 		struct host_need *n = &out->v[i];
 
-		copy_str(n->family, sizeof(n->family), get_str(e, "family"));
-		copy_str(n->spec, sizeof(n->spec), get_str(e, "spec"));
-		copy_str(n->distribution, sizeof(n->distribution), get_str(e, "distribution"));
-		copy_str(n->declared_by, sizeof(n->declared_by), get_str(e, "declared_by"));
-		copy_str(n->what, sizeof(n->what), get_str(e, "what"));
-		copy_str(n->framework, sizeof(n->framework), get_str(e, "framework"));
+		copy_member_bytes(n->family, sizeof(n->family), e, "family");
+		copy_member_bytes(n->spec, sizeof(n->spec), e, "spec");
+		copy_member_bytes(n->distribution, sizeof(n->distribution), e, "distribution");
+		copy_member_bytes(n->declared_by, sizeof(n->declared_by), e, "declared_by");
+		copy_member_bytes(n->what, sizeof(n->what), e, "what");
+		copy_member_bytes(n->framework, sizeof(n->framework), e, "framework");
 	}
 	return true;
 }
@@ -810,7 +828,7 @@ static json_t *ask_resolve(struct gt_host_facts *f, const void *ctx)
 	for (i = 0; i < r.ncand; i++)
 		json_array_append_new(cand, candidate_json(&r.cand[i]));
 	o = json_pack("{s:o, s:I, s:o, s:o}", "candidates", cand, "winner", (json_int_t)r.winner, "shadowed",
-		      strings_json(r.shadowed, r.nshadowed), "stop_reason", str_or_null(r.stop_reason));
+		      strings_json(r.shadowed, r.nshadowed), "stop_reason", bytes_json_or_null(r.stop_reason));
 	host_resolution_free(&r);
 	return o;
 }
@@ -874,12 +892,18 @@ static json_t *ask_gaps(struct gt_host_facts *f, const void *ctx)
 
 	host_env(f, q->ld_library_path, &env);
 	gt_sym_question_answer(q, &env, &gaps, &n);
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:o, s:b}", "symbol", gaps[i].symbol,
-						   "version", str_or_null(gaps[i].version), "consumer",
-						   gaps[i].consumer, "provider", gaps[i].provider, "good_copy",
-						   str_or_null(gaps[i].good_copy), "no_version_node",
-						   gaps[i].no_version_node));
+	for (i = 0; i < n; i++) {
+		/* member by member, bytes_json: a path that is not UTF-8 keeps its gap */
+		json_t *e = json_object();
+
+		json_object_set_new(e, "symbol", bytes_json(gaps[i].symbol));
+		json_object_set_new(e, "version", bytes_json_or_null(gaps[i].version));
+		json_object_set_new(e, "consumer", bytes_json(gaps[i].consumer));
+		json_object_set_new(e, "provider", bytes_json(gaps[i].provider));
+		json_object_set_new(e, "good_copy", bytes_json_or_null(gaps[i].good_copy));
+		json_object_set_new(e, "no_version_node", json_boolean(gaps[i].no_version_node));
+		json_array_append_new(a, e);
+	}
 	gt_symbol_gaps_free(gaps, n);
 	return a;
 }
@@ -906,18 +930,25 @@ size_t gt_facts_symbol_gaps(struct gt_host_facts *f, const struct gt_sym_questio
 	free(key);
 	for (i = 0; i < json_array_size(a); i++) {
 		const json_t *e = json_array_get(a, i);
-		struct gt_symbol_gap *g;
+		struct gt_symbol_gap g = {
+			.symbol = member_bytes(e, "symbol"),
+			.version = member_bytes(e, "version"),
+			.consumer = member_bytes(e, "consumer"),
+			.provider = member_bytes(e, "provider"),
+			.good_copy = member_bytes(e, "good_copy"),
+			.no_version_node = json_is_true(json_object_get(e, "no_version_node")),
+		};
 
-		if (!get_str(e, "symbol") || !get_str(e, "consumer") || !get_str(e, "provider"))
+		if (!g.symbol || !g.consumer || !g.provider) {
+			free(g.symbol);
+			free(g.version);
+			free(g.consumer);
+			free(g.provider);
+			free(g.good_copy);
 			continue;
+		}
 		*gaps = gt_xrealloc(*gaps, (*ngaps + 1) * sizeof(**gaps));
-		g = &(*gaps)[(*ngaps)++];
-		g->symbol = gt_xstrdup(get_str(e, "symbol"));
-		g->version = dup_or_null(get_str(e, "version"));
-		g->consumer = gt_xstrdup(get_str(e, "consumer"));
-		g->provider = gt_xstrdup(get_str(e, "provider"));
-		g->good_copy = dup_or_null(get_str(e, "good_copy"));
-		g->no_version_node = json_is_true(json_object_get(e, "no_version_node"));
+		(*gaps)[(*ngaps)++] = g;
 	}
 	return json_array_size(a);
 }

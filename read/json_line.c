@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/xalloc.h"
 
 /* Deeper values are jansson's to judge (its own limit is 2048). */
@@ -47,17 +48,6 @@ static void skip_space(struct fast *f)
 		f->p++;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The byte of a \u escape of ASCII but NUL (what the writer writes for a
  * control byte), or -1: surrogates, other planes and NUL are jansson's. */
 static int ascii_escape(const char *p, const char *end)
@@ -66,8 +56,8 @@ static int ascii_escape(const char *p, const char *end)
 
 	if (end - p < 4 || p[0] != '0' || p[1] != '0')
 		return -1;
-	hi = hex_digit(p[2]);
-	lo = hex_digit(p[3]);
+	hi = gt_hex_digit(p[2]);
+	lo = gt_hex_digit(p[3]);
 	if (hi < 0 || lo < 0 || hi > 7 || (hi == 0 && lo == 0))
 		return -1;
 	return hi * 16 + lo;

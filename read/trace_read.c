@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gputrace/trace_format.h"
+#include "common/hex.h"
 #include "common/xalloc.h"
 #include "read/json_line.h"
 
@@ -29,29 +30,34 @@ static void *grow(void *arr, size_t n, size_t size)
 	return arr;
 }
 
-/* The exact bytes a "<key>_hex" value spells (two hex digits a byte). */
+/* The exact bytes a "<key>_hex" value spells (common/hex.h), or NULL where
+ * it spells none: the plain value is read then. A NUL byte, which the writer
+ * never spells (its values are C strings), ends the string there. */
 static char *hex_bytes(const char *h)
 {
-	size_t n = strlen(h) / 2, i;
-	char *out = gt_xmalloc(n + 1);
-	unsigned int b;
+	size_t n = h ? strlen(h) : 0;
+	char *out;
 
-	for (i = 0; i < n && sscanf(h + 2 * i, "%2x", &b) == 1; i++)
-		out[i] = (char)b;
-	out[i] = 0;
+	if (!h)
+		return NULL;
+	out = gt_xmalloc(n / 2 + 1);
+	if (!gt_hex_read(h, n, out)) {
+		free(out);
+		return NULL;
+	}
+	out[n / 2] = 0;
 	return out;
 }
 
 /* A string field of a header, preferring the exact bytes of "<key>_hex". */
 static char *header_field(json_t *o, const char *key)
 {
-	char hexkey[64];
+	char hexkey[64], *b;
 	json_t *v;
 
 	snprintf(hexkey, sizeof(hexkey), "%s" GT_HEX_SUFFIX, key);
-	v = json_object_get(o, hexkey);
-	if (json_is_string(v))
-		return hex_bytes(json_string_value(v));
+	if ((b = hex_bytes(json_string_value(json_object_get(o, hexkey)))))
+		return b;
 	v = json_object_get(o, key);
 	return json_is_string(v) ? gt_xstrdup(json_string_value(v)) : NULL;
 }
@@ -61,10 +67,11 @@ static char *field(const struct gt_jv *o, const char *key)
 {
 	const struct gt_jv *plain, *hex;
 	const char *v;
+	char *b;
 
 	gt_jv_get_both(o, key, GT_HEX_SUFFIX, &plain, &hex);
-	if ((v = gt_jv_str(hex)))
-		return hex_bytes(v);
+	if ((b = hex_bytes(gt_jv_str(hex))))
+		return b;
 	v = gt_jv_str(plain);
 	return v ? gt_xstrdup(v) : NULL;
 }
@@ -1059,20 +1066,12 @@ const char *gt_process_env(const struct gt_process *p, const char *name)
 
 char *gt_process_env_bytes(const struct gt_process *p, const char *name)
 {
-	char key[160], *out;
-	const char *hex, *v;
-	size_t i, n;
+	char key[160], *b;
+	const char *v;
 
-	snprintf(key, sizeof(key), "%s_hex", name);
-	hex = json_string_value(json_object_get(p->env, key));
-	if (hex) {
-		n = strlen(hex) / 2;
-		out = gt_xmalloc(n + 1);
-		for (i = 0; i < n; i++)
-			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&out[i]);
-		out[n] = 0;
-		return out;
-	}
+	snprintf(key, sizeof(key), "%s" GT_HEX_SUFFIX, name);
+	if ((b = hex_bytes(json_string_value(json_object_get(p->env, key)))))
+		return b;
 	v = json_string_value(json_object_get(p->env, name));
 	return v ? gt_xstrdup(v) : NULL;
 }

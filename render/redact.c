@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/xalloc.h"
 
 static const char *const secret_words[] = { "TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH" };
@@ -129,31 +130,20 @@ static size_t literal_after(const char *s, size_t len, size_t e, char sep)
 
 static void scan(struct out *o, const char *s, size_t len, bool json, struct gt_redactions *log);
 
-static int hex_value(char c)
-{
-	return isdigit((unsigned char)c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* A "<key>_hex" value (bytes as hex, n digits at h): the bytes cleaned and
  * written as hex again. False when it is no hex (then nothing is written). */
 static bool clean_hex(struct out *o, const char *h, size_t n, struct gt_redactions *log)
 {
-	static const char digits[] = "0123456789abcdef";
-	char *bytes, *clean, pair[2];
+	char *bytes = gt_xmalloc(n / 2 + 1), *clean, pair[2];
 	size_t i, cn;
 
-	if (n % 2)
+	if (!gt_hex_read(h, n, bytes)) {
+		free(bytes);
 		return false;
-	for (i = 0; i < n; i++)
-		if (hex_value(h[i]) < 0)
-			return false;
-	bytes = gt_xmalloc(n / 2 + 1);
-	for (i = 0; i < n / 2; i++)
-		bytes[i] = (char)(hex_value(h[2 * i]) << 4 | hex_value(h[2 * i + 1]));
+	}
 	clean = gt_redact(bytes, n / 2, &cn, log);
 	for (i = 0; i < cn; i++) {
-		pair[0] = digits[(unsigned char)clean[i] >> 4];
-		pair[1] = digits[(unsigned char)clean[i] & 15];
+		gt_hex_spell(pair, clean + i, 1);
 		put(o, pair, 2);
 	}
 	free(bytes);

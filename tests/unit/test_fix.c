@@ -279,6 +279,24 @@ START_TEST(test_command_keeps_recorded_bytes)
 }
 END_TEST
 
+/* A recorded twin that spells no bytes: the plain value, not a part of the
+ * twin's bytes followed by whatever the memory held. */
+START_TEST(test_command_recorded_twin_not_hex)
+{
+	json_t *env = parse("{\"LD_LIBRARY_PATH\": \"/a:/b\", \"LD_LIBRARY_PATH_hex\": \"2f613a2fzz\"}");
+	struct gt_fix fix = { 0 };
+	struct gt_process p;
+	char out[1024];
+
+	gt_fix_list_remove(&fix, "LD_LIBRARY_PATH", "/b");
+	recorded(&p, env);
+	ck_assert(gt_fix_command(&fix, 1, &p, here(), out, sizeof(out)));
+	ck_assert_str_eq(out, "LD_LIBRARY_PATH=/a python3 train.py --lr '1e-3 x'");
+	json_decref(env);
+	gt_fix_free(&fix);
+}
+END_TEST
+
 START_TEST(test_command_of_an_install)
 {
 	struct gt_fix fix = { 0 };
@@ -308,6 +326,7 @@ Suite *fix_suite(void)
 	tcase_add_test(tc, test_shell_quoting);
 	tcase_add_test(tc, test_command_of_an_env_fix);
 	tcase_add_test(tc, test_command_keeps_recorded_bytes);
+	tcase_add_test(tc, test_command_recorded_twin_not_hex);
 	tcase_add_test(tc, test_command_of_an_install);
 	suite_add_tcase(s, tc);
 	return s;

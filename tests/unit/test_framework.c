@@ -3,9 +3,13 @@
  * specifier semantics on CUDA library versions. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "facts/facts.h"
+#include "host/elf_info.h"
 #include "host/framework.h"
 #include "host/package.h"
 #include "tests/unit/trace_fixture.h"
@@ -241,6 +245,67 @@ START_TEST(test_not_a_framework)
 }
 END_TEST
 
+/* A torch wheel under a folder whose name is Latin-1 ("Biblioth\xe8que"),
+ * its library's RUNPATH naming another such folder: the facts keep the
+ * needs, the package (its RECORD's path) and the RUNPATH, live and read
+ * back from the facts file (a report on another machine). Before, json_pack
+ * refused the strings that are not UTF-8: no needs, no package, no RUNPATH
+ * (the search on paper then skipped the folder the loader searches). */
+#define LATIN1_SP "Biblioth\xe8que/site-packages"
+#define LATIN1_RUNPATH "/opt/caf\xe9/lib"
+
+static void expect_latin1_facts(struct gt_host_facts *f, const char *lib)
+{
+	struct host_needs n;
+	struct host_package pk;
+	struct host_elf_info elf;
+
+	ck_assert_msg(gt_facts_framework_needs(f, lib, &n), "no needs");
+	ck_assert_str_eq(n.root, fx_path(LATIN1_SP "/torch"));
+	ck_assert_uint_eq(n.n, 1);
+	ck_assert_str_eq(n.v[0].spec, "==9.19.0.56");
+	ck_assert_str_eq(n.v[0].declared_by, fx_path(LATIN1_SP "/torch-2.11.0.dist-info/METADATA"));
+	host_needs_free(&n);
+	ck_assert_msg(gt_facts_package(f, lib, &pk), "no package");
+	ck_assert_str_eq(pk.manager, "pip");
+	ck_assert_str_eq(pk.name, "torch");
+	ck_assert_str_eq(pk.record, fx_path(LATIN1_SP "/torch-2.11.0.dist-info/RECORD"));
+	ck_assert(gt_facts_elf(f, lib, &elf));
+	ck_assert_ptr_nonnull(elf.runpath);
+	ck_assert_str_eq(elf.runpath, LATIN1_RUNPATH);
+	host_elf_free(&elf);
+}
+
+START_TEST(test_facts_keep_bytes_that_are_not_utf8)
+{
+	struct gt_facts_set *live, *recorded;
+	char lib[4096], dir[4096], err[256] = "";
+
+	fx_put("dpkg/status", "", 0);
+	fx_put("dpkg/info/none.list", "", 0);
+	setenv("GPUTRACE_DPKG_ROOT", fx_path("dpkg"), 1);
+	setenv("GPUTRACE_CACHE_DIR", fx_path("cache"), 1);
+	put_text(LATIN1_SP "/torch-2.11.0.dist-info/METADATA",
+		 "Name: torch\nVersion: 2.11.0\nRequires-Dist: nvidia-cudnn-cu13==9.19.0.56\n");
+	put_text(LATIN1_SP "/torch-2.11.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n");
+	fx_build_lib(LATIN1_SP "/torch/lib/libtorch_cuda.so", LATIN1_RUNPATH);
+	snprintf(lib, sizeof(lib), "%s", fx_path(LATIN1_SP "/torch/lib/libtorch_cuda.so"));
+	snprintf(dir, sizeof(dir), "%s", fx_path("facts"));
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+
+	live = gt_facts_set_new(GT_FACTS_LIVE);
+	expect_latin1_facts(gt_facts_of_host(live, NULL), lib);
+	ck_assert_msg(gt_facts_set_write_folder(live, dir, err, sizeof(err)), "%s", err);
+	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
+	ck_assert_msg(gt_facts_set_read_folder(recorded, dir, err, sizeof(err)), "%s", err);
+	expect_latin1_facts(gt_facts_of_host(recorded, NULL), lib);
+	gt_facts_set_free(live);
+	gt_facts_set_free(recorded);
+	host_framework_cache_free();
+	host_package_cache_free();
+}
+END_TEST
+
 Suite *framework_suite(void)
 {
 	Suite *s = suite_create("framework");
@@ -255,6 +320,7 @@ Suite *framework_suite(void)
 	tcase_add_test(tc, test_tensorflow_windows_build_info_says_nothing);
 	tcase_add_test(tc, test_jaxlib_onnxruntime_cupy_needs);
 	tcase_add_test(tc, test_not_a_framework);
+	tcase_add_test(tc, test_facts_keep_bytes_that_are_not_utf8);
 	suite_add_tcase(s, tc);
 	return s;
 }

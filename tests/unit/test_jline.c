@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/jline.h"
 #include "facts/facts_dump.h"
 #include "tests/unit/unit.h"
@@ -53,8 +54,6 @@ START_TEST(test_invalid_utf8_keeps_bytes_in_hex)
 	json_t *o = roundtrip(path, sizeof(path) - 1, buf, sizeof(buf));
 	const char *hex;
 	char back[64];
-	size_t i;
-	unsigned int b;
 
 	ck_assert_ptr_nonnull(o);
 	/* The readable form has U+FFFD for bad bytes and keeps the valid é. */
@@ -63,12 +62,42 @@ START_TEST(test_invalid_utf8_keeps_bytes_in_hex)
 	hex = json_string_value(json_object_get(o, "k_hex"));
 	ck_assert_ptr_nonnull(hex);
 	ck_assert_uint_eq(strlen(hex), 2 * (sizeof(path) - 1));
-	for (i = 0; i < sizeof(path) - 1; i++) {
-		ck_assert_int_eq(sscanf(hex + 2 * i, "%2x", &b), 1);
-		back[i] = (char)b;
-	}
+	/* the command's readers (common/hex.h) read the writer's own spelling */
+	ck_assert(gt_hex_read(hex, strlen(hex), back));
 	ck_assert_mem_eq(back, path, sizeof(path) - 1);
 	json_decref(o);
+}
+END_TEST
+
+/* Every byte spelled and read back; what is no spelling is refused. */
+START_TEST(test_hex_spelling)
+{
+	unsigned char all[256], back[256];
+	char spelled[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(all); i++)
+		all[i] = (unsigned char)i;
+	gt_hex_spell(spelled, all, sizeof(all));
+	ck_assert_mem_eq(spelled, "000102", 6);
+	ck_assert_mem_eq(spelled + 2 * 0xaf, "afb0", 4);
+	ck_assert_mem_eq(spelled + 2 * 0xfe, "feff", 4);
+	ck_assert(gt_hex_read(spelled, sizeof(spelled), back));
+	ck_assert_mem_eq(back, all, sizeof(all));
+	/* upper case read as well (JSON's \u escapes have it) */
+	ck_assert(gt_hex_read("2F6C", 4, back));
+	ck_assert_mem_eq(back, "/l", 2);
+	ck_assert(gt_hex_read("", 0, back));
+	ck_assert(!gt_hex_read("2f6", 3, back));
+	ck_assert(!gt_hex_read("2g", 2, back));
+	ck_assert(!gt_hex_read(" 2f6c", 4, back));
+	ck_assert(!gt_hex_read("0x2f", 4, back));
+	ck_assert(!gt_hex_read("2f-1", 4, back));
+	ck_assert_int_eq(gt_hex_digit('9'), 9);
+	ck_assert_int_eq(gt_hex_digit('f'), 15);
+	ck_assert_int_eq(gt_hex_digit('A'), 10);
+	ck_assert_int_eq(gt_hex_digit('g'), -1);
+	ck_assert_int_eq(gt_hex_digit('\0'), -1);
 }
 END_TEST
 
@@ -215,6 +244,7 @@ Suite *jline_suite(void)
 	tcase_add_test(tc, test_facts_dump_reads_back_equal);
 	tcase_add_test(tc, test_quotes_newlines_controls);
 	tcase_add_test(tc, test_invalid_utf8_keeps_bytes_in_hex);
+	tcase_add_test(tc, test_hex_spelling);
 	tcase_add_test(tc, test_utf8_sequences);
 	tcase_add_test(tc, test_overflow_drops_field_keeps_json_valid);
 	tcase_add_test(tc, test_arrays_and_objects);

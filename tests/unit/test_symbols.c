@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/elf_symbols.h"
+#include "facts/facts.h"
 #include "facts/symbol_check.h"
+#include "host/elf_symbols.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 
@@ -279,6 +280,57 @@ START_TEST(test_rule_not_for_healthy_dlclose)
 }
 END_TEST
 
+/* The layout's libraries under a folder whose name is Latin-1 ("caf\xe9"):
+ * the facts keep the gap (its consumer and provider are paths there), live
+ * and read back from the facts file. Before, json_pack refused the paths
+ * and the gap was dropped: no missing-symbol finding. */
+static void expect_latin1_gap(struct gt_host_facts *f, const struct gt_sym_question *q)
+{
+	struct gt_symbol_gap *gaps = NULL;
+	size_t n = 0;
+
+	gt_facts_symbol_gaps(f, q, &gaps, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(gaps[0].symbol, "__nvJitLinkComplete_12_4");
+	ck_assert_str_eq(gaps[0].version, "libnvJitLink.so.12");
+	ck_assert_str_eq(gaps[0].consumer, q->scope[0]);
+	ck_assert_str_eq(gaps[0].provider, q->scope[1]);
+	ck_assert_ptr_nonnull(gaps[0].good_copy);
+	ck_assert_str_eq(gaps[0].good_copy, fx_path("new/libnvJitLink.so.12"));
+	gt_symbol_gaps_free(gaps, n);
+}
+
+START_TEST(test_facts_keep_a_gap_under_a_latin1_folder)
+{
+	char *scope[3], cmd[8192], dir[4096], err[256] = "";
+	struct gt_sym_question q = { 0 };
+	struct gt_facts_set *live, *recorded;
+
+	build_layout();
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir 'caf\xe9' facts && cp -r cusparse old helper 'caf\xe9/'", fx_tmp());
+	ck_assert_int_eq(system(cmd), 0);
+	scope[0] = strdup(fx_path("caf\xe9/cusparse/libcusparse.so.12"));
+	scope[1] = strdup(fx_path("caf\xe9/old/libnvJitLink.so.12"));
+	scope[2] = strdup(fx_path("caf\xe9/helper/libhelper.so"));
+	snprintf(dir, sizeof(dir), "%s", fx_path("facts"));
+	q.scope = (const char *const *)scope;
+	q.nscope = 3;
+	q.consumers = (const char *const *)scope;
+	q.nconsumers = 1;
+
+	live = gt_facts_set_new(GT_FACTS_LIVE);
+	expect_latin1_gap(gt_facts_of_host(live, NULL), &q);
+	ck_assert_msg(gt_facts_set_write_folder(live, dir, err, sizeof(err)), "%s", err);
+	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
+	ck_assert_msg(gt_facts_set_read_folder(recorded, dir, err, sizeof(err)), "%s", err);
+	expect_latin1_gap(gt_facts_of_host(recorded, NULL), &q);
+	gt_facts_set_free(live);
+	gt_facts_set_free(recorded);
+	for (size_t i = 0; i < 3; i++)
+		free(scope[i]);
+}
+END_TEST
+
 Suite *symbols_suite(void)
 {
 	Suite *s = suite_create("symbols");
@@ -293,6 +345,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_unversioned_gap_needs_a_copy_that_has_it);
 	tcase_add_test(tc, test_rule_missing_symbol_on_undone_load);
 	tcase_add_test(tc, test_rule_not_for_healthy_dlclose);
+	tcase_add_test(tc, test_facts_keep_a_gap_under_a_latin1_folder);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -392,6 +392,25 @@ START_TEST(test_hex_path)
 }
 END_TEST
 
+/* A "_hex" twin that spells no bytes (odd, or not hex: another writer's, or
+ * damaged) is not read as a part of them: the plain value stands. */
+START_TEST(test_hex_twin_not_hex)
+{
+	struct gt_process p;
+
+	read_ok(fx_trace("t.jsonl", FX_HEADER,
+		"{'ev':'open','t_us':1,'path':'/x/a.so','path_hex':'2f782f612e7z','ns':0}",
+		"{'ev':'open','t_us':2,'path':'/x/b.so','path_hex':'2f782','ns':0}",
+		"{'ev':'open','t_us':3,'path':'/x/c.so','path_hex':'2F782FFF2E736F','ns':0}",
+		NULL), &p);
+	ck_assert_uint_eq(p.nobjects, 3);
+	ck_assert_str_eq(p.objects[0].path, "/x/a.so");
+	ck_assert_str_eq(p.objects[1].path, "/x/b.so");
+	ck_assert_str_eq(p.objects[2].path, "/x/\xff.so");
+	gt_process_free(&p);
+}
+END_TEST
+
 /* ---- the CUDA lines ---- */
 
 START_TEST(test_call_lines)
@@ -916,6 +935,7 @@ Suite *trace_read_suite(void)
 	tcase_add_test(loader, test_linkmap_adds_only_what_is_not_open);
 	tcase_add_test(loader, test_linkmap_alone);
 	tcase_add_test(loader, test_hex_path);
+	tcase_add_test(loader, test_hex_twin_not_hex);
 
 	tcase_add_test(cuda, test_call_lines);
 	tcase_add_test(cuda, test_totals_and_allocs);
