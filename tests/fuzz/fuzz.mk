@@ -1,9 +1,12 @@
 # libFuzzer targets for the readers of untrusted files: the ld.so.cache
-# parser, the ELF reader, and the whole report pipeline from trace bytes
+# parser, the ELF reader, the whole report pipeline from trace bytes
 # (fingerprint, reader, model, rules, every renderer; seeds: real traces of
 # torch on the H200, of the real CUDA libraries here and of the fakes, with
-# the format's keys as a dictionary). Included by the top Makefile:
-#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf and fuzz_report
+# the format's keys as a dictionary), and the same pipeline from a facts
+# file's bytes beside one fixed trace (fuzz_facts: facts_case/ holds the
+# torch-like scenario's trace, corpus_facts/ its facts file as written and
+# with every bytes value spelled {"hex": ...}). Included by the top Makefile:
+#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf, fuzz_report and fuzz_facts
 #   make fuzz-short              runs each for FUZZ_SECONDS (default 20); non-zero on a crash
 # Crash inputs land in $(BUILD)/fuzz/crash-<target>/; replay one with
 #   $(BUILD)/fuzz/fuzz_elf FILE
@@ -29,7 +32,7 @@ FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048
 	-print_final_stats=1
 
 .PHONY: fuzz-build fuzz-short
-fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report
+fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_facts
 
 # The whole report pipeline from trace bytes: everything the command reads
 # a trace with, but the command's main. One object a source file, so that
@@ -42,9 +45,15 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_OBJ_FLAGS) $(WARN) -I. -Iinclude -MMD -MP -c -o $@ $<
 -include $(FUZZ_REPORT_OBJ:.o=.d)
-$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_OBJ)
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c tests/fuzz/report_pipeline.h $(FUZZ_REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_report.c $(FUZZ_REPORT_OBJ) \
+		-ljansson -lelf -lz
+
+# The same pipeline from a facts file's bytes, beside one fixed trace.
+$(FUZZ_DIR)/fuzz_facts: tests/fuzz/fuzz_facts.c tests/fuzz/report_pipeline.h $(FUZZ_REPORT_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_facts.c $(FUZZ_REPORT_OBJ) \
 		-ljansson -lelf -lz
 
 $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.h
@@ -58,7 +67,7 @@ $(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h comm
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay
 # untouched. The three targets run at once (CI has two cores and 8 minutes);
 # each one's log is printed when it fails.
-FUZZ_TARGETS := ldcache elf report
+FUZZ_TARGETS := ldcache elf report facts
 fuzz-short: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/crash-$$t || exit 1; \

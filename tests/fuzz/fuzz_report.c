@@ -14,9 +14,7 @@
 #include <unistd.h>
 
 #include "read/fingerprint.h"
-#include "render/pictures.h"
-#include "render/render.h"
-#include "report/report.h"
+#include "tests/fuzz/report_pipeline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,8 +40,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *paths[1] = { trace_path }, err[8192], first[4096];
-	struct gt_report r;
+	char *paths[1] = { trace_path }, first[4096];
 	uint64_t fp;
 	int fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
@@ -51,21 +48,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	close(fd);
 	(void)gt_trace_fingerprint(trace_path, &fp, first, sizeof(first));
-	err[0] = 0;
-	if (gt_report_load(&r, paths, 1, err, sizeof(err))) {
-		gt_report_analyse(&r);
-		gt_render_text(sink, &r, false);
-		gt_render_text(sink, &r, true);
-		gt_render_tree(sink, &r, true);
-		gt_render_json(sink, &r);
-		gt_render_dot(sink, &r, false);
-		gt_render_dot(sink, &r, true);
-		for (size_t g = 0; g < r.ngroups; g++)
-			gt_render_timeline(sink, &r.groups[g]->model);
-		(void)gt_report_status(&r);
-	} else if (!err[0] || strchr(err, '\n')) {
-		abort(); /* a failure must give one line saying why */
-	}
-	gt_report_free(&r);
+	fuzz_report_pipeline(paths, 1, sink);
 	return 0;
 }
