@@ -42,6 +42,7 @@ struct gt_host_facts {
 	json_t *fatbin_index;          /* path -> index into fatbins */
 	struct host_fatbin **fatbins;  /* decoded, kept for the callers */
 	size_t nfatbins;
+	char *etc_preload;             /* decoded once, kept for the model */
 };
 
 struct gt_facts_set {
@@ -731,7 +732,7 @@ static json_t *ask_glob(struct gt_host_facts *f, const void *ctx)
 	(void)f;
 	if (glob(q->pattern, q->only_dirs ? GLOB_ONLYDIR : 0, NULL, &g) == 0) {
 		for (i = 0; i < g.gl_pathc; i++)
-			json_array_append_new(a, json_string(g.gl_pathv[i]));
+			json_array_append_new(a, bytes_json(g.gl_pathv[i]));
 		globfree(&g);
 	}
 	return a;
@@ -963,17 +964,22 @@ static json_t *ask_symbol_at(struct gt_host_facts *f, const void *ctx)
 	const struct symbol_at_q *q = ctx;
 	unsigned long long into = 0;
 	char name[512];
+	json_t *o;
 
 	(void)f;
 	if (!host_symbol_at(q->path, q->off, name, sizeof(name), &into))
 		return json_null();
-	return json_pack("{s:s, s:I}", "name", name, "into", (json_int_t)into);
+	/* bytes_json: a name cut at 511 bytes may end inside a UTF-8 sequence */
+	o = json_object();
+	json_object_set_new(o, "name", bytes_json(name));
+	json_object_set_new(o, "into", json_integer((json_int_t)into));
+	return o;
 }
 
 bool gt_facts_symbol_at(struct gt_host_facts *f, const char *path, unsigned long long off, char *name, size_t cap,
 			unsigned long long *into)
 {
-	char at[32], *key;
+	char at[32], *key, *b;
 	const char *parts[2] = { path, at };
 	struct symbol_at_q q = { path, off };
 	json_t *o;
@@ -982,9 +988,10 @@ bool gt_facts_symbol_at(struct gt_host_facts *f, const char *path, unsigned long
 	key = key_of(parts, 2);
 	o = answer(f, "symbol_at", key, ask_symbol_at, &q);
 	free(key);
-	if (!json_is_object(o) || !get_str(o, "name"))
+	if (!json_is_object(o) || !(b = member_bytes(o, "name")))
 		return false;
-	snprintf(name, cap, "%s", get_str(o, "name"));
+	snprintf(name, cap, "%s", b);
+	free(b);
 	*into = (unsigned long long)json_integer_value(json_object_get(o, "into"));
 	return true;
 }
@@ -1004,14 +1011,17 @@ static json_t *ask_etc_preload(struct gt_host_facts *f, const void *ctx)
 		fclose(in);
 	}
 	text[n] = 0;
-	return json_string(text);
+	return bytes_json(text);  /* a preloaded path that is not UTF-8 kept too */
 }
 
 const char *gt_facts_etc_preload(struct gt_host_facts *f)
 {
-	const char *s = json_string_value(answer(f, "etc_preload", "/etc/ld.so.preload", ask_etc_preload, NULL));
-
-	return s ? s : "";
+	if (!f->etc_preload) {
+		f->etc_preload = bytes_or_null(answer(f, "etc_preload", "/etc/ld.so.preload", ask_etc_preload, NULL));
+		if (!f->etc_preload)
+			f->etc_preload = gt_xstrdup("");
+	}
+	return f->etc_preload;
 }
 
 static json_t *ask_gpu_presence(struct gt_host_facts *f, const void *ctx)
@@ -1267,6 +1277,7 @@ void gt_facts_set_free(struct gt_facts_set *s)
 		for (k = 0; k < s->v[i]->nfatbins; k++)
 			free(s->v[i]->fatbins[k]);
 		free(s->v[i]->fatbins);
+		free(s->v[i]->etc_preload);
 		if (s->v[i]->have_cache)
 			host_ldcache_free(&s->v[i]->cache);
 		free(s->v[i]->host);

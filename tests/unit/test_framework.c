@@ -259,6 +259,7 @@ static void expect_latin1_facts(struct gt_host_facts *f, const char *lib)
 	struct host_needs n;
 	struct host_package pk;
 	struct host_elf_info elf;
+	char pattern[4096], **paths;
 
 	ck_assert_msg(gt_facts_framework_needs(f, lib, &n), "no needs");
 	ck_assert_str_eq(n.root, fx_path(LATIN1_SP "/torch"));
@@ -274,6 +275,11 @@ static void expect_latin1_facts(struct gt_host_facts *f, const char *lib)
 	ck_assert_ptr_nonnull(elf.runpath);
 	ck_assert_str_eq(elf.runpath, LATIN1_RUNPATH);
 	host_elf_free(&elf);
+	/* the folder's listing (a library's siblings: cuDNN's parts) */
+	snprintf(pattern, sizeof(pattern), "%s", fx_path(LATIN1_SP "/torch/lib/*.so"));
+	ck_assert_uint_eq(gt_facts_glob(f, pattern, false, &paths), 1);
+	ck_assert_str_eq(paths[0], lib);
+	host_free_strings(paths, 1);
 }
 
 START_TEST(test_facts_keep_bytes_that_are_not_utf8)
@@ -306,6 +312,23 @@ START_TEST(test_facts_keep_bytes_that_are_not_utf8)
 }
 END_TEST
 
+/* /etc/ld.so.preload's text, recorded on a host whose preloaded path is
+ * not UTF-8: read back as its bytes (was: "", as if the file were empty). */
+START_TEST(test_facts_etc_preload_bytes)
+{
+	static const char doc[] = "{\"format\":\"gputrace-facts\",\"version\":1,\"hosts\":{\"h\":{\"etc_preload\":"
+				  "{\"/etc/ld.so.preload\":{\"hex\":\"2f6f70742f636166e92f6c6962686f6f6b2e736f0a\"}}}}}";
+	struct gt_facts_set *recorded;
+	char err[256] = "";
+
+	fx_put("facts/gputrace-facts.json", doc, sizeof(doc) - 1);
+	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
+	ck_assert_msg(gt_facts_set_read_folder(recorded, fx_path("facts"), err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(gt_facts_etc_preload(gt_facts_of_host(recorded, "h")), "/opt/caf\xe9/libhook.so\n");
+	gt_facts_set_free(recorded);
+}
+END_TEST
+
 Suite *framework_suite(void)
 {
 	Suite *s = suite_create("framework");
@@ -321,6 +344,7 @@ Suite *framework_suite(void)
 	tcase_add_test(tc, test_jaxlib_onnxruntime_cupy_needs);
 	tcase_add_test(tc, test_not_a_framework);
 	tcase_add_test(tc, test_facts_keep_bytes_that_are_not_utf8);
+	tcase_add_test(tc, test_facts_etc_preload_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -331,6 +331,49 @@ START_TEST(test_facts_keep_a_gap_under_a_latin1_folder)
 }
 END_TEST
 
+/* A function's name longer than the answer keeps (511 bytes), cut inside
+ * a UTF-8 sequence: the facts keep the bytes, live and read back (before,
+ * json_pack refused the name and the frame had none). */
+START_TEST(test_facts_symbol_at_keeps_a_cut_name)
+{
+	char src[2048], name[600], want[512], got[512], cmd[4096], line[1024], err[256] = "";
+	struct gt_facts_set *live, *recorded;
+	unsigned long long addr = 0, into = 0;
+	FILE *nm;
+
+	memset(name, 'a', 510);
+	memcpy(name + 510, "\xc3\xa9tail", 7);
+	snprintf(src, sizeof(src), "int long_one(void) __asm__(\"%s\");\nint long_one(void) { return 7; }\n", name);
+	build("long/liblong.so", "liblong.so", src, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", fx_path("long/liblong.so"));
+	ck_assert_ptr_nonnull(nm = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), nm))
+		if (strstr(line, " T aaaa"))
+			addr = strtoull(line, NULL, 16);
+	pclose(nm);
+	ck_assert_msg(addr, "no address for the long name");
+	memcpy(want, name, 511);
+	want[511] = 0;
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s", fx_path("facts"));
+	ck_assert_int_eq(system(cmd), 0);
+
+	live = gt_facts_set_new(GT_FACTS_LIVE);
+	ck_assert(gt_facts_symbol_at(gt_facts_of_host(live, NULL), fx_path("long/liblong.so"), addr + 1, got,
+				     sizeof(got), &into));
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_eq(into, 1);
+	ck_assert_msg(gt_facts_set_write_folder(live, fx_path("facts"), err, sizeof(err)), "%s", err);
+	recorded = gt_facts_set_new(GT_FACTS_RECORDED);
+	ck_assert_msg(gt_facts_set_read_folder(recorded, fx_path("facts"), err, sizeof(err)), "%s", err);
+	got[0] = 0;
+	ck_assert(gt_facts_symbol_at(gt_facts_of_host(recorded, NULL), fx_path("long/liblong.so"), addr + 1, got,
+				     sizeof(got), &into));
+	ck_assert_str_eq(got, want);
+	gt_facts_set_free(live);
+	gt_facts_set_free(recorded);
+}
+END_TEST
+
 Suite *symbols_suite(void)
 {
 	Suite *s = suite_create("symbols");
@@ -346,6 +389,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_rule_missing_symbol_on_undone_load);
 	tcase_add_test(tc, test_rule_not_for_healthy_dlclose);
 	tcase_add_test(tc, test_facts_keep_a_gap_under_a_latin1_folder);
+	tcase_add_test(tc, test_facts_symbol_at_keeps_a_cut_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
