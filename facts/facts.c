@@ -829,7 +829,8 @@ static json_t *ask_resolve(struct gt_host_facts *f, const void *ctx)
 	for (i = 0; i < r.ncand; i++)
 		json_array_append_new(cand, candidate_json(&r.cand[i]));
 	o = json_pack("{s:o, s:I, s:o, s:o}", "candidates", cand, "winner", (json_int_t)r.winner, "shadowed",
-		      strings_json(r.shadowed, r.nshadowed), "stop_reason", bytes_json_or_null(r.stop_reason));
+		      strings_json(r.shadowed, r.nshadowed), "stop_reason",
+		      r.stop_reason ? json_string(r.stop_reason) : json_null());  /* the resolver's own words */
 	host_resolution_free(&r);
 	return o;
 }
