@@ -347,8 +347,11 @@ class FactsFile(unittest.TestCase):
         # needs and a symbol gap's files, which it has none of, are read back
         # in tests/unit: test_facts_keep_bytes_that_are_not_utf8,
         # test_facts_keep_a_gap_under_a_latin1_folder)
-        for where in ('"runpath": {"hex"', '"rpath": {"hex"', '"needed": [{"hex"', '"record": {"hex"',
-                      '"path": {"hex"', '"shadowed": [{"hex"'):
+        wanted = ['"runpath": {"hex"', '"rpath": {"hex"', '"needed": [{"hex"', '"record": {"hex"', '"path": {"hex"']
+        # a copy never reached is on this host only where /usr/local/cuda is
+        if any(r["shadowed"] for r in next(iter(self.doc["hosts"].values())).get("resolve", {}).values()):
+            wanted.append('"shadowed": [{"hex"')
+        for where in wanted:
             self.assertTrue(where in text, "nothing spelled as " + where)
         self.assertTrue(all(v is None or "hex" in v for v in spelled["hosts"]["elsewhere-0"]["real"].values()))
         schemas.check(spelled, "facts")
