@@ -337,12 +337,16 @@ static void check_agreement(struct gt_lib *l)
 }
 
 /* Is `name` one of the names LD_PRELOAD (or /etc/ld.so.preload) gave the
- * loader? Entries are separated by spaces or colons, as ld.so reads them. */
+ * loader? Entries are separated by spaces or colons, as ld.so reads them.
+ * An empty name is none of them (and strstr would find it at every step:
+ * a trace that said "name":"" hung the report, fuzz_report, stop 45). */
 static bool in_preload_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 	const char *at;
 
+	if (n == 0)
+		return false;
 	for (at = list; at && (at = strstr(at, name)); at += n)
 		if ((at == list || at[-1] == ':' || at[-1] == ' ' || at[-1] == '\n' || at[-1] == '\t') &&
 		    (at[n] == 0 || at[n] == ':' || at[n] == ' ' || at[n] == '\n' || at[n] == '\t'))

@@ -17,7 +17,10 @@
 # corpus_report/ holds traces (a fake CUDA run, the real CUDA 13 libraries with no
 # driver, torch's) and the inputs that crashed fuzz_report once, kept so that every
 # run replays them: nameless_requester.jsonl (a requester path ending in '/', a
-# heap overflow in read/model.c's add_user, found in the hour of session 42).
+# heap overflow in read/model.c's add_user, found in the hour of session 42),
+# argv_not_a_string.jsonl (a NULL argv[0] for the DOT graph's label, stop 44),
+# empty_preload_name.jsonl (a search for "" by the program with LD_PRELOAD set:
+# read/model.c's in_preload_list looped for ever, a timeout in stop 45's hour).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 # FUZZ_OPT=-O0 builds in half the time and runs slower: .ci/run's 5-second

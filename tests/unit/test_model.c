@@ -315,6 +315,22 @@ START_TEST(test_preloaded_copy_is_global)
 }
 END_TEST
 
+/* A search for an empty name by the program itself, with LD_PRELOAD set
+ * (a damaged or hand-made trace): not a preload, and no hang (strstr finds
+ * "" everywhere; fuzz_report found the report stuck there, stop 45). */
+START_TEST(test_empty_name_is_not_preloaded)
+{
+	struct fx_diag d;
+
+	fx_build(&d, FX_HEADER_ENV("'LD_PRELOAD':'/x/libgputrace.so'"),
+		 SEARCH(1, "", "/usr/bin/python3.11"),
+		 OPEN_FOR(SYS "/libcudnn.so.9.14.0", 1, "", "ld_so_cache"), FX_END, NULL);
+	ck_assert_uint_eq(d.model.nlibs, 1);
+	ck_assert_int_ne(d.model.libs[0].found_by, GT_RULE_PRELOAD);
+	fx_free(&d);
+}
+END_TEST
+
 /* The driver's file name carries the driver version; its answer is the CUDA
  * version it supports, used only when the name says no more than a major. */
 START_TEST(test_driver_versions)
@@ -551,6 +567,7 @@ Suite *model_suite(void)
 	tcase_add_test(libs, test_nameless_requester_not_a_user);
 	tcase_add_test(libs, test_front_with_foreign_graph_is_one_copy);
 	tcase_add_test(libs, test_preloaded_copy_is_global);
+	tcase_add_test(libs, test_empty_name_is_not_preloaded);
 	tcase_add_test(libs, test_front_borrows_a_graph_library_by_soname);
 	tcase_add_test(libs, test_driver_versions);
 	tcase_add_test(libs, test_cublas_properties);
