@@ -24,17 +24,10 @@ static FILE *sink;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char dpkg[] = "/tmp/gt-fuzz-dpkg.XXXXXX";
-
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dpkg))
-		abort();
-	setenv("GPUTRACE_DPKG_ROOT", dpkg, 1);
+	sink = fuzz_report_setup();
 	snprintf(trace_path, sizeof(trace_path), "/tmp/gt-fuzz-%d.jsonl", (int)getpid());
-	sink = fopen("/dev/null", "w");
-	if (!sink)
-		abort();
 	return 0;
 }
 
