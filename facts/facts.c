@@ -805,12 +805,24 @@ struct resolve_q {
  * torch's searches (bench/README.md section 20). A path that is not UTF-8
  * is {"hex": ...} (bytes_json): json_pack dropped the candidate, and the
  * winner's index then named another file. */
+/* A rule's name, one JSON string for the process (jansson's strings are
+ * never changed in place): the candidates share a handful of rules. */
+static json_t *rule_json(enum gt_rule rule)
+{
+	static json_t *made[GT_RULE_COUNT + 1];
+	unsigned k = (unsigned)rule < GT_RULE_COUNT ? (unsigned)rule : GT_RULE_COUNT;
+
+	if (!made[k])
+		made[k] = json_string(gt_rule_name(rule));
+	return json_incref(made[k]);
+}
+
 static json_t *candidate_json(const struct host_candidate *c)
 {
 	json_t *o = json_object();
 
 	json_object_set_new_nocheck(o, "path", bytes_json(c->path));
-	json_object_set_new_nocheck(o, "rule", json_string(gt_rule_name(c->rule)));
+	json_object_set_new_nocheck(o, "rule", rule_json(c->rule));
 	json_object_set_new_nocheck(o, "exists", json_boolean(c->exists));
 	json_object_set_new_nocheck(o, "usable", json_boolean(c->usable));
 	return o;

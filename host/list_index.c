@@ -1,8 +1,8 @@
 /* The index of an installer's lists (see list_index.h). One layout on disk
  * and in memory: a header, the entries (path hash, list number) sorted by
- * hash, the offsets of the lists' names, the names. A file that does not
- * match its kind, root, the watched folder's identity or its own sizes is
- * made again. */
+ * hash and list, each list's identity when it was read, the offsets of the
+ * lists' names, the names. A file that does not match its kind, root, the
+ * watched folder's identity or its own sizes is made again. */
 #define _GNU_SOURCE
 #include "host/list_index.h"
 
@@ -16,12 +16,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The magic says the kind: a pip index is never taken for dpkg's. */
 static const char *const magics[] = { [LIST_DPKG] = "GTDPKGI1", [LIST_PIP] = "GTPIPIX1" };
 static const char *const prefixes[] = { [LIST_DPKG] = "dpkg", [LIST_PIP] = "pip" };
-#define FORMAT 1u
+#define FORMAT 2u  /* 2: each list's identity (list_index_list_unchanged) */
 #define MAX_LIST (256u << 20)
 
 struct index_header {
@@ -39,12 +40,21 @@ struct index_entry {
 	uint32_t unused;
 };
 
+/* A list file as it was when its paths were hashed. Kept only for a list
+ * last changed well before then (see settled()); trusted = 0 otherwise. */
+struct list_ident {
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+	uint64_t size, ino, dev;
+	uint64_t trusted;
+};
+
 struct list_index {
 	char *buf;                       /* the whole layout */
 	size_t len;
 	bool mapped;                     /* buf is a mapping of the file */
 	const struct index_header *h;
 	const struct index_entry *entries;
+	const struct list_ident *idents;
 	const uint32_t *name_off;
 	const char *names;
 };
@@ -119,12 +129,16 @@ static bool lay_out(struct list_index *ix)
 	if (h->n_entries > ix->len / sizeof(struct index_entry) || h->n_lists > ix->len / 4 ||
 	    h->names_len > ix->len)
 		return false;
-	need = sizeof(*h) + h->n_entries * sizeof(struct index_entry) + h->n_lists * 4 + h->names_len;
+	if (h->n_lists > ix->len / sizeof(struct list_ident))
+		return false;
+	need = sizeof(*h) + h->n_entries * sizeof(struct index_entry) + h->n_lists * sizeof(struct list_ident) +
+	       h->n_lists * 4 + h->names_len;
 	if (need != ix->len || (h->names_len && ix->buf[ix->len - 1] != 0))
 		return false;
 	ix->h = h;
 	ix->entries = (const struct index_entry *)(ix->buf + sizeof(*h));
-	ix->name_off = (const uint32_t *)(ix->entries + h->n_entries);
+	ix->idents = (const struct list_ident *)(ix->entries + h->n_entries);
+	ix->name_off = (const uint32_t *)(ix->idents + h->n_lists);
 	ix->names = (const char *)(ix->name_off + h->n_lists);
 	return true;
 }
@@ -171,7 +185,9 @@ struct builder {
 	struct index_entry *e;
 	size_t n, cap;
 	uint32_t *off;
-	size_t n_lists, lists_cap;
+	struct list_ident *ids;
+	size_t n_lists, lists_cap, ids_cap;
+	struct timespec began;           /* when the lists began to be read */
 	char *names;
 	size_t names_len, names_cap;
 };
@@ -193,13 +209,43 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-static bool add_list_name(struct builder *b, const char *name)
+/* A list changed in the last seconds before the lists began to be read can
+ * change again within the same tick of its file system's clock and keep its
+ * times and size (git's "racy" files): its identity is not trusted, and it
+ * is read to confirm every time. */
+#define SETTLE_SEC 2
+
+static time_t pretended_began;  /* list_index_pretend_began */
+
+void list_index_pretend_began(time_t when)
+{
+	pretended_began = when;
+}
+
+static bool settled(const struct stat *st, const struct timespec *began)
+{
+	time_t newest = st->st_mtim.tv_sec > st->st_ctim.tv_sec ? st->st_mtim.tv_sec : st->st_ctim.tv_sec;
+
+	return newest + SETTLE_SEC < began->tv_sec;
+}
+
+static struct list_ident ident_of(const struct stat *st, bool trusted)
+{
+	return (struct list_ident){ .mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = st->st_mtim.tv_nsec,
+				    .ctime_sec = st->st_ctim.tv_sec, .ctime_nsec = st->st_ctim.tv_nsec,
+				    .size = (uint64_t)st->st_size, .ino = (uint64_t)st->st_ino,
+				    .dev = (uint64_t)st->st_dev, .trusted = trusted };
+}
+
+static bool add_list_name(struct builder *b, const char *name, const struct stat *st)
 {
 	size_t len = strlen(name) + 1;
 
 	if (b->names_len + len > UINT32_MAX || !grow((void **)&b->off, &b->lists_cap, b->n_lists + 1, 4) ||
+	    !grow((void **)&b->ids, &b->ids_cap, b->n_lists + 1, sizeof(*b->ids)) ||
 	    !grow((void **)&b->names, &b->names_cap, b->names_len + len, 1))
 		return false;
+	b->ids[b->n_lists] = ident_of(st, settled(st, &b->began));
 	b->off[b->n_lists++] = (uint32_t)b->names_len;
 	memcpy(b->names + b->names_len, name, len);
 	b->names_len += len;
@@ -256,22 +302,22 @@ static bool add_paths(enum list_kind kind, struct builder *b, const char *text, 
 	return true;
 }
 
-static char *read_text(const char *path, char *buf, size_t *cap)
+/* The list's text, and in *st the file it was read from. */
+static char *read_text(const char *path, char *buf, size_t *cap, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	size_t len = 0;
-	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_LIST ||
-	    !grow((void **)&buf, cap, (size_t)st.st_size + 1, 1)) {
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || (size_t)st->st_size > MAX_LIST ||
+	    !grow((void **)&buf, cap, (size_t)st->st_size + 1, 1)) {
 		close(fd);
 		return NULL;
 	}
-	while (len < (size_t)st.st_size &&
-	       ((n = read(fd, buf + len, (size_t)st.st_size - len)) > 0 || (n < 0 && errno == EINTR)))
+	while (len < (size_t)st->st_size &&
+	       ((n = read(fd, buf + len, (size_t)st->st_size - len)) > 0 || (n < 0 && errno == EINTR)))
 		if (n > 0)
 			len += (size_t)n;
 	close(fd);
@@ -279,11 +325,15 @@ static char *read_text(const char *path, char *buf, size_t *cap)
 	return buf;
 }
 
+/* By hash, then by list: the lists that name one path come in the order
+ * they were read, whatever qsort does with equal keys. */
 static int by_hash(const void *a, const void *b)
 {
-	uint64_t x = ((const struct index_entry *)a)->hash, y = ((const struct index_entry *)b)->hash;
+	const struct index_entry *x = a, *y = b;
 
-	return (x > y) - (x < y);
+	if (x->hash != y->hash)
+		return (x->hash > y->hash) - (x->hash < y->hash);
+	return (x->list > y->list) - (x->list < y->list);
 }
 
 /* The list a directory entry of the listed folder stands for, or false: dpkg's
@@ -305,20 +355,25 @@ static bool read_lists(enum list_kind kind, const char *root, struct builder *b,
 	char folder[PATH_MAX], path[PATH_MAX], *buf = NULL, *text;
 	size_t cap = 0;
 	struct dirent *de;
+	struct stat st;
 	bool ok = true;
 	DIR *d;
 
 	*bytes = 0;
+	clock_gettime(CLOCK_REALTIME, &b->began);
+	if (pretended_began)
+		b->began = (struct timespec){ .tv_sec = pretended_began };
 	if (snprintf(folder, sizeof(folder), "%s%s", root, kind == LIST_DPKG ? "/info" : "") >=
 		    (int)sizeof(folder) ||
 	    !(d = opendir(folder)))
 		return false;
 	while (ok && (de = readdir(d)) != NULL) {
-		if (!list_file(kind, folder, de->d_name, path, sizeof(path)) || !(text = read_text(path, buf, &cap)))
+		if (!list_file(kind, folder, de->d_name, path, sizeof(path)) ||
+		    !(text = read_text(path, buf, &cap, &st)))
 			continue;
 		buf = text;
 		*bytes += strlen(text);
-		ok = add_list_name(b, de->d_name) && add_paths(kind, b, text, (uint32_t)(b->n_lists - 1));
+		ok = add_list_name(b, de->d_name, &st) && add_paths(kind, b, text, (uint32_t)(b->n_lists - 1));
 	}
 	closedir(d);
 	free(buf);
@@ -337,7 +392,7 @@ static struct list_index *assemble(struct builder *b, const struct index_header 
 	h.n_entries = b->n;
 	h.n_lists = b->n_lists;
 	h.names_len = b->names_len;
-	ix->len = sizeof(h) + b->n * sizeof(*b->e) + b->n_lists * 4 + b->names_len;
+	ix->len = sizeof(h) + b->n * sizeof(*b->e) + b->n_lists * (sizeof(*b->ids) + 4) + b->names_len;
 	ix->buf = p = malloc(ix->len);
 	if (!p) {
 		free(ix);
@@ -348,6 +403,9 @@ static struct list_index *assemble(struct builder *b, const struct index_header 
 	if (b->n)
 		memcpy(p, b->e, b->n * sizeof(*b->e));
 	p += b->n * sizeof(*b->e);
+	if (b->n_lists)
+		memcpy(p, b->ids, b->n_lists * sizeof(*b->ids));
+	p += b->n_lists * sizeof(*b->ids);
 	if (b->n_lists)
 		memcpy(p, b->off, b->n_lists * 4);
 	p += b->n_lists * 4;
@@ -370,6 +428,7 @@ static struct list_index *make(enum list_kind kind, const char *root, const stru
 	}
 	free(b.e);
 	free(b.off);
+	free(b.ids);
 	free(b.names);
 	return ix;
 }
@@ -456,6 +515,33 @@ size_t list_index_lists(const struct list_index *ix, const char *path, size_t le
 			names[found++] = ix->names + ix->name_off[list];
 	}
 	return found;
+}
+
+bool list_index_list_unchanged(const struct list_index *ix, const char *name, const char *list_path)
+{
+	size_t off, lo = 0, hi = ix->h->n_lists;
+	const struct list_ident *id;
+	struct stat st;
+
+	if (name < ix->names || name >= ix->names + ix->h->names_len)
+		return false;
+	off = (size_t)(name - ix->names);
+	/* the offsets grow with the list number (add_list_name) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->name_off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->h->n_lists || ix->name_off[lo] != off)
+		return false;
+	id = &ix->idents[lo];
+	return id->trusted && stat(list_path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       id->mtime_sec == (int64_t)st.st_mtim.tv_sec && id->mtime_nsec == (int64_t)st.st_mtim.tv_nsec &&
+	       id->ctime_sec == (int64_t)st.st_ctim.tv_sec && id->ctime_nsec == (int64_t)st.st_ctim.tv_nsec &&
+	       id->size == (uint64_t)st.st_size && id->ino == (uint64_t)st.st_ino && id->dev == (uint64_t)st.st_dev;
 }
 
 bool list_index_from_disk(const struct list_index *ix)

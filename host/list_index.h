@@ -9,7 +9,10 @@
  * ms of every end-of-run diagnosis, reading every RECORD of the H200's
  * torch/jax/cupy venv about 70 ms (issue 29); the index answers in
  * microseconds. The caller reads the lists it names to confirm: a hash says
- * "may", a list says "does".
+ * "may", a list says "does". A list unchanged since it was hashed (its
+ * times, size and inode the same, and it had been left alone for seconds
+ * before: list_index_list_unchanged) says what it said then, and need not
+ * be read again: torch's RECORD is ~2 MB, ~1 ms of the H200's diagnosis.
  *
  * The index file lives in $GPUTRACE_CACHE_DIR, else in
  * $XDG_CACHE_HOME/gputrace or ~/.cache/gputrace: for dpkg only of the
@@ -21,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #define LIST_INDEX_WORTH_SAVING (1u << 20)
 
@@ -40,6 +44,16 @@ struct list_index *list_index_get(enum list_kind kind, const char *root);
  * how many. A dpkg name is "NAME.list" in root/info, a pip name the
  * "NAME-VERSION.dist-info" folder in root. */
 size_t list_index_lists(const struct list_index *ix, const char *path, size_t len, const char **names, size_t max);
+/* Is the list name (as list_index_lists gave it), whose file is list_path,
+ * the file it was when the index was made? Then the index's hashes of its
+ * paths stand for its paths (64 bits: with a site's ~10^5 paths, one
+ * question in ~10^14 could meet another path's hash). False
+ * for a list changed within SETTLE_SEC of then, which a change in the same
+ * tick of the file system's clock could leave looking the same. */
+bool list_index_list_unchanged(const struct list_index *ix, const char *name, const char *list_path);
+/* Tests: an index made from now on takes this (a nonzero time) for the
+ * time it was begun, so that a list written a moment ago counts as settled. */
+void list_index_pretend_began(time_t when);
 /* Was it read from the file (rather than made now)? For tests. */
 bool list_index_from_disk(const struct list_index *ix);
 void list_index_free(struct list_index *ix);

@@ -60,7 +60,8 @@ struct path_index {
 	struct list_index *lists;
 	struct read_dist_info {
 		char *folder;
-		int level;  /* 1: its libraries' lines, 2: all */
+		int level;   /* 0: not read; 1: its libraries' lines; 2: all */
+		long owner;  /* its owner number; -1: it has no readable RECORD */
 	} *read;
 	size_t nread;
 };
@@ -507,10 +508,19 @@ static bool pip_index_line(struct path_index *ix, char *line, uint32_t owner, bo
  * torch's RECORD names ~20,000 files, ~100 of them libraries, and the
  * questions are about the files a process loaded (10 ms of the H200's
  * diagnosis went to indexing the rest). */
+static unsigned long records_read;
+
+unsigned long host_pip_records_read(void)
+{
+	return records_read;
+}
+
 static bool pip_read_record(struct path_index *ix, const char *record, uint32_t owner, bool libs_only)
 {
 	char *buf = read_file(record, MAX_LIST_FILE, NULL), *line, *end, *at;
 	bool okay = buf != NULL;
+
+	records_read++;
 
 	end = buf ? buf + strlen(buf) : NULL;
 	/* A library's line holds ".so": only those lines are looked at. On a
@@ -539,20 +549,28 @@ static bool pip_read_record(struct path_index *ix, const char *record, uint32_t 
 	return okay;
 }
 
-static void pip_read_dist_info(struct path_index *ix, const char *folder, bool libs_only)
+/* The owner a dist-info folder stands for (its name, version, RECORD), or -1. */
+static long pip_dist_info_owner(struct path_index *ix, const char *folder)
 {
 	char dist_dir[PATH_MAX], record[PATH_MAX], name[128], version[64];
 	long owner;
 
 	if (!in_dir(dist_dir, sizeof(dist_dir), ix->root, folder) ||
 	    !in_dir(record, sizeof(record), dist_dir, "RECORD") || access(record, R_OK) != 0)
-		return;
+		return -1;
 	dist_info_identity(dist_dir, folder, name, sizeof(name), version, sizeof(version));
 	owner = index_owner(ix, name, version, record);
-	if (owner < 0)
-		return;
-	ix->owners[owner].by_conda = installed_by_conda(dist_dir);
-	pip_read_record(ix, record, (uint32_t)owner, libs_only);
+	if (owner >= 0)
+		ix->owners[owner].by_conda = installed_by_conda(dist_dir);
+	return owner;
+}
+
+static void pip_read_dist_info(struct path_index *ix, const char *folder, bool libs_only)
+{
+	long owner = pip_dist_info_owner(ix, folder);
+
+	if (owner >= 0)
+		pip_read_record(ix, ix->owners[owner].record, (uint32_t)owner, libs_only);
 }
 
 /* A site's index starts empty when its list index could be had (list_index.h):
@@ -582,47 +600,58 @@ static struct path_index *pip_index(const char *site)
 	return ix;
 }
 
-/* Has folder been read (its libraries: level 1; all: 2) into the index? If
- * not to that level, it is noted as read now, the caller reading it. */
-static bool pip_already_read(struct path_index *ix, const char *folder, int level)
+/* What is known of a dist-info folder of the site: its owner (made on first
+ * use) and how much of its RECORD is in the index. NULL when out of memory. */
+static struct read_dist_info *pip_dist_info(struct path_index *ix, const char *folder)
 {
 	struct read_dist_info *grown;
 	char *copy;
 	size_t i;
 
 	for (i = 0; i < ix->nread; i++)
-		if (strcmp(ix->read[i].folder, folder) == 0) {
-			if (ix->read[i].level >= level)
-				return true;
-			ix->read[i].level = level;
-			return false;
-		}
+		if (strcmp(ix->read[i].folder, folder) == 0)
+			return &ix->read[i];
 	grown = realloc(ix->read, (ix->nread + 1) * sizeof(*ix->read));
 	copy = strdup(folder);
 	if (grown)
 		ix->read = grown;
 	if (!grown || !copy) {
 		free(copy);
-		return false;  /* read again next time rather than never */
+		return NULL;
 	}
-	ix->read[ix->nread++] = (struct read_dist_info){ .folder = copy, .level = level };
-	return false;
+	ix->read[ix->nread] = (struct read_dist_info){ .folder = copy, .owner = pip_dist_info_owner(ix, folder) };
+	return &ix->read[ix->nread++];
 }
 
-/* The RECORDs that may name abs (inside site), read into the index: their
- * libraries' lines when abs is a library, else all. */
+/* The RECORDs that may name abs (inside site), into the index, in the order
+ * the list index gives them (the first keeps the path): from the list index
+ * alone where the RECORD is unchanged since it was hashed, else read (their
+ * libraries' lines when abs is a library, else all), once each. */
 static void pip_read_records_naming(struct path_index *ix, const char *site, const char *abs)
 {
 	const char *names[8], *rel = abs + strlen(site) + 1;
-	bool library = names_a_library(rel);
+	int level = names_a_library(rel) ? 1 : 2;
+	struct read_dist_info *di;
 	size_t n, i;
 
 	if (!ix->lists || strncmp(abs, site, strlen(site)) != 0 || abs[strlen(site)] != '/')
 		return;
 	n = list_index_lists(ix->lists, rel, strlen(rel), names, 8);
-	for (i = 0; i < n; i++)
-		if (!pip_already_read(ix, names[i], library ? 1 : 2))
-			pip_read_dist_info(ix, names[i], library);
+	for (i = 0; i < n; i++) {
+		di = pip_dist_info(ix, names[i]);
+		if (!di) {
+			pip_read_dist_info(ix, names[i], level == 1);  /* out of memory: read, unremembered */
+			continue;
+		}
+		if (di->owner < 0 || di->level >= level)
+			continue;
+		if (list_index_list_unchanged(ix->lists, names[i], ix->owners[di->owner].record))
+			index_add(ix, abs, strlen(abs), (uint32_t)di->owner);
+		else {
+			pip_read_record(ix, ix->owners[di->owner].record, (uint32_t)di->owner, level == 1);
+			di->level = level;
+		}
+	}
 }
 
 static const struct owner *pip_owner(const char *abs)

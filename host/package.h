@@ -23,5 +23,7 @@ bool host_pip_package_of(const char *path, struct host_package *out);
  * read once for all the files said so, instead of once each. */
 void host_package_want(const char *path);
 void host_package_cache_free(void);
+/* How many RECORDs this process has read to answer (not to index): for tests. */
+unsigned long host_pip_records_read(void);
 
 #endif

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/list_index.h"
@@ -689,6 +691,76 @@ START_TEST(test_package_pip_index)
 }
 END_TEST
 
+/* Sets the times of tmp/rel to an hour ago (its ctime stays now). */
+static void age(const char *rel)
+{
+	struct timespec hour_ago[2] = { { .tv_sec = time(NULL) - 3600 }, { .tv_sec = time(NULL) - 3600 } };
+
+	ck_assert_int_eq(utimensat(AT_FDCWD, at(rel), hour_ago, 0), 0);
+}
+
+/* Issue 29: torch's RECORD is ~2 MB, and reading it to confirm what the list
+ * index says was ~1 ms of the H200's end-of-run diagnosis (the framework
+ * question; ~2 ms here). A RECORD unchanged since it was hashed says what it
+ * said then and is not read again. One changed since (times, size or inode)
+ * is read, and so is one changed seconds before the index was made: a change
+ * in the same tick of the file system's clock could leave it looking the
+ * same. */
+#define RECORD_T SITE "/torch-2.11.0.dist-info/RECORD"
+START_TEST(test_package_pip_unchanged_record_not_read)
+{
+	unsigned long reads;
+
+	make_tmp();
+	use_fake_dpkg();
+	put(SITE "/torch-2.11.0.dist-info/METADATA", "Name: torch\nVersion: 2.11.0\n");
+	put(RECORD_T, "torch/lib/libtorch_cuda.so,,\ntorch/lib/libc10.so,,\ntorch/version.py,,\n");
+	put(SITE "/torch/lib/libtorch_cuda.so", "x");
+	put(SITE "/torch/lib/libc10.so", "x");
+	put(SITE "/torch/version.py", "x");
+	age(RECORD_T);
+
+	/* its ctime is now: not settled, read to confirm (and kept so on disk) */
+	setenv("GPUTRACE_CACHE_DIR", at("cache1"), 1);
+	reads = host_pip_records_read();
+	expect_package(at(SITE "/torch/lib/libtorch_cuda.so"), "pip", "torch", "2.11.0", at(RECORD_T));
+	ck_assert_uint_eq(host_pip_records_read(), reads + 1);
+	host_package_cache_free();
+	ck_assert(pip_index_on_disk(SITE));
+	expect_package(at(SITE "/torch/lib/libc10.so"), "pip", "torch", "2.11.0", NULL);
+	ck_assert_uint_eq(host_pip_records_read(), reads + 2);
+	host_package_cache_free();
+
+	/* an index made seconds after the RECORD last changed: not read, on
+	 * the index made now or on the one read back from its file */
+	setenv("GPUTRACE_CACHE_DIR", at("cache2"), 1);
+	list_index_pretend_began(time(NULL) + 60);
+	reads = host_pip_records_read();
+	expect_package(at(SITE "/torch/lib/libtorch_cuda.so"), "pip", "torch", "2.11.0", at(RECORD_T));
+	expect_package(at(SITE "/torch/version.py"), "pip", "torch", "2.11.0", at(RECORD_T));
+	expect_no_package(at(SITE "/torch/lib/libstray.so"));
+	list_index_pretend_began(0);
+	host_package_cache_free();
+	ck_assert(pip_index_on_disk(SITE));
+	expect_package(at(SITE "/torch/lib/libc10.so"), "pip", "torch", "2.11.0", at(RECORD_T));
+	ck_assert_uint_eq(host_pip_records_read(), reads);
+	host_package_cache_free();
+
+	/* rewritten in place, the same size, its mtime put back: its ctime
+	 * moved, so it is read, and it no longer names libc10.so */
+	usleep(20000);
+	put(RECORD_T, "torch/lib/libtorch_cuda.so,,\ntorch/lib/libc11.so,,\ntorch/version.py,,\n");
+	age(RECORD_T);
+	ck_assert(pip_index_on_disk(SITE));
+	expect_no_package(at(SITE "/torch/lib/libc10.so"));
+	ck_assert_uint_eq(host_pip_records_read(), reads + 1);
+	expect_package(at(SITE "/torch/lib/libtorch_cuda.so"), "pip", "torch", "2.11.0", at(RECORD_T));
+	unsetenv("GPUTRACE_CACHE_DIR");
+	host_package_cache_free();
+	remove_tmp();
+}
+END_TEST
+
 START_TEST(test_package_dpkg_libc)
 {
 	struct host_package p;
@@ -780,6 +852,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_expand_origin_links);
 	tcase_add_test(tc, test_package_pip);
 	tcase_add_test(tc, test_package_pip_index);
+	tcase_add_test(tc, test_package_pip_unchanged_record_not_read);
 	tcase_add_test(tc, test_package_conda);
 	tcase_add_test(tc, test_package_dpkg_fake);
 	tcase_add_test(tc, test_package_dpkg_index);
