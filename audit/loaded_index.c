@@ -23,6 +23,7 @@ struct loaded_obj {
 	bool closing;                 /* la_objclose came: gone at the next consistent state */
 	uint64_t asked;               /* hash of the bare name a search found it by, 0: none */
 	const char *soname;           /* its DT_SONAME, or NULL */
+	uint64_t soname_hash;         /* its hash, 0: none */
 };
 
 static struct loaded_obj *objs;
@@ -115,7 +116,7 @@ static bool make_room(void)
 }
 
 /* FNV-1a, never 0 (0 says "none"). */
-static uint64_t hash_name(const char *name)
+uint64_t loaded_index_name_hash(const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -129,7 +130,8 @@ void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked
 	if (!map || !make_room())
 		return;
 	objs[n_objs] = (struct loaded_obj){ .map = map, .lmid = lmid, .soname = soname,
-					    .asked = asked && !strchr(asked, '/') ? hash_name(asked) : 0 };
+					    .soname_hash = soname ? loaded_index_name_hash(soname) : 0,
+					    .asked = asked && !strchr(asked, '/') ? loaded_index_name_hash(asked) : 0 };
 	put(by_map, hash_map(map), n_objs);
 	n_objs++;
 }
@@ -147,20 +149,13 @@ static struct loaded_obj *entry_of(const struct link_map *map)
 	return NULL;
 }
 
-bool loaded_index_asked_as(const struct link_map *map, const char *name)
-{
-	const struct loaded_obj *o = entry_of(map);
-
-	return o && o->asked && o->asked == hash_name(name);
-}
-
-bool loaded_index_soname(const struct link_map *map, const char **soname)
+bool loaded_index_names(const struct link_map *map, struct loaded_names *out)
 {
 	const struct loaded_obj *o = entry_of(map);
 
 	if (!o)
 		return false;
-	*soname = o->soname;
+	*out = (struct loaded_names){ .soname = o->soname, .soname_hash = o->soname_hash, .asked_hash = o->asked };
 	return true;
 }
 

@@ -11,19 +11,28 @@
 
 #include <link.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* la_objopen: map is loaded in namespace lmid; asked is the bare name a
  * search asked for and found it by (the loader then knows the object by
  * that name too), or NULL; soname its DT_SONAME (in its own string table,
  * kept while it is loaded), or NULL. */
 void loaded_index_add(const struct link_map *map, Lmid_t lmid, const char *asked, const char *soname);
-/* Was map found by a search that asked for exactly name (a hash of it)? */
-bool loaded_index_asked_as(const struct link_map *map, const char *name);
-/* Is map in the index? Then *soname is the SONAME it was added with. The
- * end of a load phase asks the SONAME of many objects many times
- * (audit/no_search.c); reading it from the dynamic section each time was
- * ~2.7 M instructions of Debian's import torch (issue 29). */
-bool loaded_index_soname(const struct link_map *map, const char **soname);
+/* What the loader knows map by besides its path, for matching a DT_NEEDED
+ * name (audit/no_search.c): its SONAME (in its own string table) and the
+ * bare name a search found it by, each with its hash
+ * (loaded_index_name_hash; 0: none). The end of a load phase asks this of
+ * many objects for many names: reading the SONAME from the dynamic section
+ * each time was ~2.7 M instructions of Debian's import torch, and comparing
+ * each name whole with the SONAME and the file's name ~3.9 M (issue 29). */
+struct loaded_names {
+	const char *soname;
+	uint64_t soname_hash, asked_hash;
+};
+/* Is map in the index? Then *out says its names. */
+bool loaded_index_names(const struct link_map *map, struct loaded_names *out);
+/* The hash the index keeps of a name; never 0. */
+uint64_t loaded_index_name_hash(const char *name);
 /* la_objclose: map is going; it is still found until
  * loaded_index_forget_closed (its address may be reused by a later object). */
 void loaded_index_remove(const struct link_map *map);

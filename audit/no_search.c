@@ -112,21 +112,36 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* A DT_NEEDED name being matched, with its hash (loaded_index_name_hash):
+ * most objects differ from it in the hashes of their names alone. */
+struct wanted {
+	const char *name;
+	uint64_t hash;
+};
+
+static struct wanted wanted(const char *name)
+{
+	return (struct wanted){ name, loaded_index_name_hash(name) };
+}
+
 /* The loader's match (_dl_name_match_p, then the SONAME): its path, the
  * bare name a search found it by, its SONAME. An object loaded by path is
  * not known by its file name alone. */
-static bool answers_to(const struct link_map *m, const char *name)
+static bool answers_to(const struct link_map *m, const struct wanted *w)
 {
+	struct loaded_names names;
 	const char *soname;
 
-	if (m->l_name && m->l_name[0] && strcmp(m->l_name, name) == 0)
+	if (m->l_name && m->l_name[0] && strcmp(m->l_name, w->name) == 0)
 		return true;
-	if (!strchr(name, '/') && m->l_name && strcmp(base_name(m->l_name), name) == 0 &&
-	    loaded_index_asked_as(m, name))
-		return true;
-	if (!loaded_index_soname(m, &soname))
+	if (!loaded_index_names(m, &names)) {  /* not indexed: its own dynamic section */
 		soname = no_search_soname(m);
-	return soname && strcmp(soname, name) == 0;
+		return soname && strcmp(soname, w->name) == 0;
+	}
+	if (names.asked_hash == w->hash && !strchr(w->name, '/') && m->l_name &&
+	    strcmp(base_name(m->l_name), w->name) == 0)
+		return true;
+	return names.soname_hash == w->hash && names.soname && strcmp(names.soname, w->name) == 0;
 }
 
 static const struct link_map *namespace_head(const struct link_map *m)
@@ -138,12 +153,12 @@ static const struct link_map *namespace_head(const struct link_map *m)
 
 /* The first object of the namespace (from head) that answers to name, or
  * NULL. */
-static const struct link_map *first_answering(const struct link_map *head, const char *name)
+static const struct link_map *first_answering(const struct link_map *head, const struct wanted *w)
 {
 	const struct link_map *m;
 
 	for (m = head; m; m = m->l_next)
-		if (answers_to(m, name))
+		if (answers_to(m, w))
 			return m;
 	return NULL;
 }
@@ -164,32 +179,23 @@ static struct {
 } memo[MEMO_SLOTS];
 static unsigned int memo_gen;
 
-static unsigned int name_hash(const char *name)
+static const struct link_map *first_answering_memo(const struct link_map *head, const struct wanted *w)
 {
-	unsigned int h = 2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h;
-}
-
-static const struct link_map *first_answering_memo(const struct link_map *head, const char *name)
-{
-	unsigned int h = name_hash(name), k, slot;
+	unsigned int k, slot;
 
 	for (k = 0; k < MEMO_PROBES; k++) {
-		slot = (h + k) & (MEMO_SLOTS - 1);
+		slot = ((unsigned int)w->hash + k) & (MEMO_SLOTS - 1);
 		if (memo[slot].gen != memo_gen) {
 			memo[slot].gen = memo_gen;
 			memo[slot].head = head;
-			memo[slot].name = name;
-			memo[slot].first = first_answering(head, name);
+			memo[slot].name = w->name;
+			memo[slot].first = first_answering(head, w);
 			return memo[slot].first;
 		}
-		if (memo[slot].head == head && strcmp(memo[slot].name, name) == 0)
+		if (memo[slot].head == head && strcmp(memo[slot].name, w->name) == 0)
 			return memo[slot].first;
 	}
-	return first_answering(head, name);  /* the probes are full: no memo */
+	return first_answering(head, w);  /* the probes are full: no memo */
 }
 
 /* The first object of requester's namespace, other than requester, that
@@ -198,12 +204,13 @@ static const struct link_map *first_answering_memo(const struct link_map *head, 
 static const struct link_map *loaded_by_name(const struct link_map *requester, const struct link_map *head,
 					     const char *name)
 {
-	const struct link_map *m = first_answering_memo(head, name);
+	struct wanted w = wanted(name);
+	const struct link_map *m = first_answering_memo(head, &w);
 
 	if (m != requester)
 		return m;
 	for (m = requester->l_next; m; m = m->l_next)
-		if (answers_to(m, name))
+		if (answers_to(m, &w))
 			return m;
 	return NULL;
 }

@@ -1,6 +1,8 @@
 /* Unit tests: JSON line building and escaping (common/jline.c). */
 #include <check.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hex.h"
@@ -114,6 +116,87 @@ START_TEST(test_utf8_sequences)
 	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
 	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\xe2\x82", 2), 0);
 	ck_assert_uint_eq(jl_utf8_seq_len((const unsigned char *)"\x80", 1), 0);
+}
+END_TEST
+
+/* The escaper as it was before it looked at eight bytes at a time (a byte
+ * at a time: plain bytes as they are, the quote and the backslash after a
+ * backslash, control bytes and DEL as \u00XX, UTF-8 sequences as they are,
+ * any other byte as U+FFFD), for comparing. */
+static size_t escape_bytewise(char *out, const unsigned char *s, size_t n, bool *lossy)
+{
+	size_t pos = 0, i = 0, len;
+
+	*lossy = false;
+	while (i < n) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			out[pos++] = (char)c;
+			i++;
+		} else if (c == '"' || c == '\\') {
+			out[pos++] = '\\';
+			out[pos++] = (char)c;
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			pos += (size_t)sprintf(out + pos, "\\u00%02x", c);
+			i++;
+		} else if ((len = jl_utf8_seq_len(s + i, n - i)) != 0) {
+			memcpy(out + pos, s + i, len);
+			pos += len;
+			i += len;
+		} else {
+			memcpy(out + pos, "\xef\xbf\xbd", 3);
+			pos += 3;
+			*lossy = true;
+			i++;
+		}
+	}
+	return pos;
+}
+
+static void expect_escaped_as_bytewise(const unsigned char *s, size_t n)
+{
+	char got[6 * 64], want[6 * 64];
+	bool got_lossy, want_lossy;
+	size_t got_len = jl_escape(got, sizeof(got), (const char *)s, n, &got_lossy);
+	size_t want_len = escape_bytewise(want, s, n, &want_lossy);
+
+	ck_assert_uint_eq(got_len, want_len);
+	ck_assert_mem_eq(got, want, want_len);
+	ck_assert_int_eq(got_lossy, want_lossy);
+}
+
+/* Issue 29: plain bytes are found eight at a time (common/jline.c). Every
+ * byte value at every place of a 19-byte string of plain bytes (each place
+ * of two words and a tail), then random strings of bytes weighted towards
+ * the ones that are escaped, all as the byte-at-a-time escaper wrote them. */
+START_TEST(test_escape_word_at_a_time_as_bytewise)
+{
+	unsigned char s[64];
+	unsigned int seed = 29;
+	size_t pos, n, i;
+	int b;
+
+	for (b = 0; b < 256; b++)
+		for (pos = 0; pos < 19; pos++) {
+			memset(s, 'a', 19);
+			s[pos] = (unsigned char)b;
+			expect_escaped_as_bytewise(s, 19);
+			s[18] = '~';  /* 0x7e, the last plain byte, beside it */
+			expect_escaped_as_bytewise(s, 19);
+		}
+	for (i = 0; i < 20000; i++) {
+		n = (size_t)(rand_r(&seed) % 40);
+		for (pos = 0; pos < n; pos++) {
+			static const unsigned char odd[] = { 0x00, 0x1f, 0x20, '"', '\\', 0x7e, 0x7f, 0x80, 0xc3,
+							     0xa9, 0xe2, 0xff, '/', 'l' };
+			unsigned int r = (unsigned int)rand_r(&seed);
+
+			s[pos] = r % 4 ? (unsigned char)(0x20 + r % 0x5f) : odd[(r >> 8) % sizeof(odd)];
+		}
+		expect_escaped_as_bytewise(s, n);
+	}
 }
 END_TEST
 
@@ -241,6 +324,7 @@ Suite *jline_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_plain_string);
+	tcase_add_test(tc, test_escape_word_at_a_time_as_bytewise);
 	tcase_add_test(tc, test_facts_dump_reads_back_equal);
 	tcase_add_test(tc, test_quotes_newlines_controls);
 	tcase_add_test(tc, test_invalid_utf8_keeps_bytes_in_hex);
