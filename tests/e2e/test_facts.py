@@ -374,6 +374,49 @@ class FactsFile(unittest.TestCase):
         self.assertEqual(len(after_doc["hosts"]), 1)
 
 
+RECORDED_H200 = os.path.join(os.path.dirname(__file__), "recorded", "h200-import-torch-2.11")
+
+
+class RecordedElsewhere(unittest.TestCase):
+    """A trace folder must give the same findings on any machine. A real one:
+    `gputrace -q -o DIR -- python3 -c 'import torch'` on the H200 (torch 2.11
+    with its CUDA 13 and cuDNN 9.19 wheels in a venv, a system cuDNN 9.14
+    beside them; 4720f82, bench/results/gpu-s46 call 6), its trace and facts
+    file kept in tests/e2e/recorded, and report.txt as the H200 printed it.
+    This host has none of those files and another CUDA 13 and cuDNN 9.19 in
+    /usr/local/cuda-13.0: the report must be the H200's word for word, every
+    answer read from the facts file, none asked here."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gt-recorded-")
+        self.dir = os.path.join(self.tmp, "t")
+        shutil.copytree(RECORDED_H200, self.dir)
+        os.remove(os.path.join(self.dir, "report.txt"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_the_h200_report_word_for_word(self):
+        with open(os.path.join(RECORDED_H200, "report.txt")) as f:
+            there = f.read()
+        p = subprocess.run([GPUTRACE, "report", self.dir], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, there)
+        self.assertIn("0 errors, 0 warnings: all clear", there)
+        self.assertIn("13 CUDA libraries", there)
+
+    def test_every_answer_from_the_facts_file(self):
+        p = subprocess.run([GPUTRACE, "report", "--json", self.dir], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["facts"]["asked"], 0, doc["facts"])
+        self.assertEqual(doc["facts"]["unanswered"], 0, doc["facts"])
+        self.assertGreater(doc["facts"]["recorded"], 100, doc["facts"])
+        self.assertEqual([f["id"] for f in doc["findings"] if f["severity"] in ("error", "warning")], [])
+        with open(os.path.join(RECORDED_H200, FACTS)) as f:
+            schemas.check(json.load(f), "facts")
+
+
 class PureRules(unittest.TestCase):
     TOOL = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "check-pure-rules.py")
 
