@@ -504,24 +504,23 @@ static bool pip_index_line(struct path_index *ix, char *line, uint32_t owner, bo
 	return true;
 }
 
-/* The RECORD's paths into the index; with libs_only, its libraries' alone:
- * torch's RECORD names ~20,000 files, ~100 of them libraries, and the
- * questions are about the files a process loaded (10 ms of the H200's
- * diagnosis went to indexing the rest). */
-static unsigned long records_read;
+static unsigned long records_read;  /* RECORDs read to answer: host_pip_records_read */
 
 unsigned long host_pip_records_read(void)
 {
 	return records_read;
 }
 
+/* The RECORD's paths into the index; with libs_only, its libraries' alone:
+ * torch's RECORD names ~20,000 files, ~100 of them libraries, and the
+ * questions are about the files a process loaded (10 ms of the H200's
+ * diagnosis went to indexing the rest). */
 static bool pip_read_record(struct path_index *ix, const char *record, uint32_t owner, bool libs_only)
 {
 	char *buf = read_file(record, MAX_LIST_FILE, NULL), *line, *end, *at;
 	bool okay = buf != NULL;
 
 	records_read++;
-
 	end = buf ? buf + strlen(buf) : NULL;
 	/* A library's line holds ".so": only those lines are looked at. On a
 	 * torch-sized RECORD (15,000 lines) here, line by line took 0.75 ms of
