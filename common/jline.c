@@ -78,9 +78,9 @@ static bool word_has_escape(uint64_t w)
 }
 
 /* How many bytes from s (at most n) are plain, eight at a time while all
- * of them are: the trace's paths went through a byte at a time at ~7
- * instructions a byte, 2.7 M of what the library adds to Debian's import
- * torch (bench/README.md section 21). */
+ * of them are: escaping the trace's paths a byte at a time was 2.7 M of the
+ * instructions the library adds to Debian's import torch (bench/README.md
+ * section 21). */
 static size_t plain_run(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
