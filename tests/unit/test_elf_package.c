@@ -699,9 +699,9 @@ static void age(const char *rel)
 	ck_assert_int_eq(utimensat(AT_FDCWD, at(rel), hour_ago, 0), 0);
 }
 
-/* Issue 29: torch's RECORD is ~2 MB, and reading it to confirm what the list
- * index says was ~1 ms of the H200's end-of-run diagnosis (the framework
- * question; ~2 ms here). A RECORD unchanged since it was hashed says what it
+/* Issue 29: torch 2.11's RECORD is 1.25 MB, and reading it to confirm what
+ * the list index says was ~1 ms of the H200's end-of-run diagnosis (the
+ * framework question). A RECORD unchanged since it was hashed says what it
  * said then and is not read again. One changed since (times, size or inode)
  * is read, and so is one changed seconds before the index was made: a change
  * in the same tick of the file system's clock could leave it looking the
@@ -731,8 +731,9 @@ START_TEST(test_package_pip_unchanged_record_not_read)
 	ck_assert_uint_eq(host_pip_records_read(), reads + 2);
 	host_package_cache_free();
 
-	/* an index made seconds after the RECORD last changed: not read, on
-	 * the index made now or on the one read back from its file */
+	/* an index made a minute after the RECORD last changed (as the clock
+	 * is pretended to say): not read, on the index made now or on the one
+	 * read back from its file */
 	setenv("GPUTRACE_CACHE_DIR", at("cache2"), 1);
 	list_index_pretend_began(time(NULL) + 60);
 	reads = host_pip_records_read();
