@@ -12,7 +12,8 @@
  * "may", a list says "does". A list unchanged since it was hashed (its
  * times, size and inode the same, and it had been left alone for seconds
  * before: list_index_list_unchanged) says what it said then, and need not
- * be read again: torch 2.11's RECORD is 1.25 MB, ~1 ms of the H200's diagnosis.
+ * be read again: torch 2.11's RECORD is 1.25 MB, ~1 ms of the H200's
+ * diagnosis.
  *
  * The index file lives in $GPUTRACE_CACHE_DIR, else in
  * $XDG_CACHE_HOME/gputrace or ~/.cache/gputrace: for dpkg only of the
