@@ -37,7 +37,7 @@ static const bool escaped[256] = { [0 ... 0x1f] = true, ['"'] = true, ['\\'] = t
  * spelt as jansson spells them (the same answers, the same file). Most
  * bytes cost the table's look-up alone: the ~80 KB of a torch-like run's
  * facts took 1.8 M instructions here with the escape built for every byte
- * (bench/README.md section 20). */
+ * (bench/README.md section 21). */
 static void put_string(struct text *t, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";

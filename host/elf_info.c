@@ -436,7 +436,7 @@ static char *expand_element(const char *e, size_t elen, const char *origin, bool
 
 		if (e[i] != '$') {
 			/* up to the next '$' at once: a byte a time was a realloc
-			 * each, 5% of a torch-like diagnosis (bench/README.md 21) */
+			 * each, 7% of a torch-like diagnosis (bench/README.md 21) */
 			n = i;
 			while (n < elen && e[n] != '$')
 				n++;

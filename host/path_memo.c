@@ -9,7 +9,7 @@
 /* Eight bytes a step: the paths hashed are long (a search's candidates,
  * ~80 bytes, each looked up in its folder's listing and among the tries),
  * and FNV-1a's byte a step was ~5% of a torch-like diagnosis (bench/README.md
- * section 20). Kept in memory only, so its values may change. */
+ * section 21). Kept in memory only, so its values may change. */
 static uint64_t mix_word(uint64_t h, uint64_t w)
 {
 	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
