@@ -3,7 +3,6 @@
 #include "common/jline.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,21 +61,6 @@ static bool plain_ascii(unsigned char c)
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* Does any byte of w fall outside plain_ascii? Each test is exact for "any"
- * (a borrow or carry only runs on from a byte that is itself caught). */
-static bool word_has_escape(uint64_t w)
-{
-	uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
-
-	return (((w - ONES * 0x20) & ~w)                  /* a byte < 0x20 */
-		| ((w + ONES) | w)                        /* 0x7f, or the high bit */
-		| ((quote - ONES) & ~quote)
-		| ((backslash - ONES) & ~backslash)) & HIGHS;
-}
-
 /* How many bytes from s (at most n) are plain, eight at a time while all
  * of them are: escaping the trace's paths a byte at a time was 2.7 M of the
  * instructions the library adds to Debian's import torch (bench/README.md
@@ -84,13 +68,9 @@ static bool word_has_escape(uint64_t w)
 static size_t plain_run(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
-	uint64_t w;
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, s + i, 8);
-		if (word_has_escape(w))
-			break;
-	}
+	while (i + 8 <= n && jl_plain_word(s + i))
+		i += 8;
 	while (i < n && plain_ascii(s[i]))
 		i++;
 	return i;

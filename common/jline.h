@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 struct jline {
 	char *buf;
@@ -46,6 +48,23 @@ size_t jl_end(struct jline *j);
  * body (without quotes) of val[0..n) into out, at most cap bytes. Returns the
  * bytes needed (which may exceed cap), and sets *lossy when val was not UTF-8. */
 size_t jl_escape(char *out, size_t cap, const char *val, size_t n, bool *lossy);
+/* Are the 8 bytes at p all bytes a JSON string holds as they are: from 0x20
+ * to 0x7e, neither the quote nor the backslash? The writer escapes the others
+ * and the reader's fast path stops at them. The usual word tests, each exact
+ * for "any byte" (a borrow or carry only runs on from a byte that is itself
+ * caught): (x - 0x01..) & ~x & 0x80.. for a zero byte, (w - 0x20..) & ~w for
+ * one below 0x20, (w + 0x01..) | w for 0x7f or the high bit. */
+static inline bool jl_plain_word(const void *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	uint64_t w, quote, backslash;
+
+	memcpy(&w, p, 8);
+	quote = w ^ (ones * '"');
+	backslash = w ^ (ones * '\\');
+	return ((((w - ones * 0x20) & ~w) | ((w + ones) | w) | ((quote - ones) & ~quote) |
+		 ((backslash - ones) & ~backslash)) & (ones * 0x80)) == 0;
+}
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not one. */
 size_t jl_utf8_seq_len(const unsigned char *s, size_t avail);
 

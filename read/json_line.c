@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/hex.h"
+#include "common/jline.h"
 #include "common/xalloc.h"
 
 /* Deeper values are jansson's to judge (its own limit is 2048). */
@@ -78,22 +79,6 @@ static char simple_escape(char c)
 	}
 }
 
-#define BYTES(b) (0x0101010101010101ull * (b))
-
-/* Are the 8 bytes at p all printable ASCII that a string holds as they are
- * (none below 0x20 or above 0x7f, no quote, no backslash)? The usual word
- * tests: (w - BYTES(n)) & ~w & BYTES(0x80) is not 0 exactly when a byte of
- * w is below n (n <= 0x80). */
-static bool plain_word(const char *p)
-{
-	uint64_t w, q, bs;
-
-	memcpy(&w, p, 8);
-	q = w ^ BYTES('"');
-	bs = w ^ BYTES('\\');
-	return ((w | ((w - BYTES(0x20)) & ~w) | ((q - BYTES(1)) & ~q) | ((bs - BYTES(1)) & ~bs)) & BYTES(0x80)) == 0;
-}
-
 /* A string of printable ASCII and the writer's escapes, at f->p (a quote),
  * copied NUL-terminated to f->out; NULL for anything else. The cursor and
  * the output are locals: through f, every byte stored (a char may alias
@@ -109,7 +94,7 @@ static const char *fast_string(struct fast *f)
 	for (;;) {
 		/* Eight plain bytes at a time (most of a trace is paths), then
 		 * one at a time up to the byte that stopped the words. */
-		while (end - p >= 8 && plain_word(p)) {
+		while (end - p >= 8 && jl_plain_word(p)) {
 			memcpy(out, p, 8);
 			out += 8;
 			p += 8;
