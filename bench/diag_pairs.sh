@@ -1,28 +1,30 @@
 #!/bin/sh
-# The end-of-run diagnosis of `gputrace -q -o DIR -- PY -c 'import torch'`,
-# two builds in paired rounds (old, new, old, new ...): the CPU time of the
+# The end-of-run diagnosis of `gputrace -q -o DIR -- PY -c 'import torch'`
+# (or of COMMAND, given after PY), two builds in paired rounds (old, new, old, new ...): the CPU time of the
 # launcher's diagnosis child as it reaped it (GPUTRACE_FACTS_PROFILE=1),
 # medians and the middle half of the paired differences (bench/README.md
 # section 17). Each build keeps its own cache folder (XDG_CACHE_HOME), so
 # that two builds whose cache files differ in format (the list index's
 # format 2, 079c715) do not make each other's again on every run; one round
-# first, not counted, fills both.
-#   sh bench/diag_pairs.sh OLD_BUILD NEW_BUILD [ROUNDS] [PY]
+# first, not counted, fills both. CACHES=DIR keeps them (DIR/old, DIR/new).
+#   sh bench/diag_pairs.sh OLD_BUILD NEW_BUILD [ROUNDS] [PY [COMMAND...]]
 # shellcheck disable=SC2016
 set -u
 OLD=$1 NEW=$2 R=${3:-11} PY=${4:-/usr/bin/python3}
+shift $(($# < 4 ? $# : 4))
+[ $# -gt 0 ] || set -- "$PY" -c 'import torch'
 T=$(mktemp)
-C=$(mktemp -d)
+C=${CACHES:-$(mktemp -d)}
 for i in $(seq 0 "$R"); do
 	for arm in old new; do
 		b=$OLD; [ "$arm" = new ] && b=$NEW
 		d=$(mktemp -d)
-		XDG_CACHE_HOME=$C/$arm GPUTRACE_FACTS_PROFILE=1 "$b/gputrace" -q -o "$d/t" -- "$PY" -c 'import torch' 2>&1 |
+		XDG_CACHE_HOME=$C/$arm GPUTRACE_FACTS_PROFILE=1 "$b/gputrace" -q -o "$d/t" -- "$@" 2>&1 |
 			grep 'diagnosis child' | sed "s/^/$arm /" | { [ "$i" = 0 ] && cat >/dev/null || cat; }
 		rm -rf "$d"
 	done
 done >"$T"
-rm -rf "$C"
+[ -n "${CACHES:-}" ] || rm -rf "$C"
 "$PY" - "$T" "$R" <<'PYEOF'
 import re, statistics, sys
 v = {"old": [], "new": []}

@@ -4,11 +4,10 @@
 # torch-2.11.0.dist-info whose RECORD names ~16,000 files (~1.9 MB, as big as
 # torch 2.11's) and whose METADATA pins two NVIDIA wheels, so that the
 # framework question reads what it reads on the H200. Each build traces the
-# same program (bench/torch_like_searches.sh's main) ROUNDS times, in pairs
-# (old, new, ...), each with its own cache folder, one uncounted round first;
-# the child's CPU time as the launcher reaped it (GPUTRACE_FACTS_PROFILE=1),
-# medians and the middle half of the paired differences; then one traced run
-# of each under callgrind (the child's instructions).
+# same program (bench/torch_like_searches.sh's main) ROUNDS times in pairs
+# (bench/diag_pairs.sh: the child's CPU time, medians, the middle half of the
+# paired differences); then one traced run of each under callgrind, with the
+# cache folders the pairs filled (the child's instructions).
 #   sh bench/torch_like_child.sh DIR OLD_BUILD NEW_BUILD [ROUNDS]
 set -eu
 D=${1:?usage: torch_like_child.sh DIR OLD NEW [ROUNDS]}
@@ -37,35 +36,13 @@ printf "__version__ = '2.11.0'\ncuda: Optional[str] = '13.0'\n" >"$S/torch/versi
 # seconds is read to confirm every time (host/list_index.h).
 touch -d '1 hour ago' "$DI"/* "$S/torch/version.py"
 sleep 3
-run() {  # BUILD ARM ROUND
-	d=$(mktemp -d)
-	XDG_CACHE_HOME=$D/cache-$2 GPUTRACE_FACTS_PROFILE=1 "$1/gputrace" -q -o "$d/t" -- "$D/main" \
-		"$S/torch/lib/libtorch_global_deps.so" "$S/torch/lib/libtorch_python.so" 2>&1 |
-		sed -n "s/.*diagnosis child \([0-9.]*\) ms CPU.*/$3 $2 \1/p"
-	rm -rf "$d"
-}
-rm -rf "$D/cache-old" "$D/cache-new"
-for i in $(seq 0 "$R"); do
-	run "$OLD" old "$i"
-	run "$NEW" new "$i"
-done >"$D/pairs.txt"
-"$PY" - "$D/pairs.txt" <<'PYEOF'
-import statistics, sys
-v = {"old": {}, "new": {}}
-for line in open(sys.argv[1]):
-    i, arm, ms = line.split()
-    if i != "0":
-        v[arm][i] = float(ms)
-d = [v["new"][i] - v["old"][i] for i in v["old"] if i in v["new"]]
-q = statistics.quantiles(d, n=4)
-print("%d pairs; child CPU old median %.2f ms, new median %.2f ms; new - old median %.2f ms, middle half [%.2f, %.2f]"
-      % (len(d), statistics.median(v["old"].values()), statistics.median(v["new"].values()), statistics.median(d),
-         q[0], q[2]))
-PYEOF
+rm -rf "$D/cache"
+CACHES=$D/cache sh "$(dirname "$0")/diag_pairs.sh" "$OLD" "$NEW" "$R" "$PY" "$D/main" \
+	"$S/torch/lib/libtorch_global_deps.so" "$S/torch/lib/libtorch_python.so"
 for arm in old new; do
 	b=$OLD; [ "$arm" = new ] && b=$NEW
 	rm -rf "$D/cg-$arm" && mkdir "$D/cg-$arm"
-	XDG_CACHE_HOME=$D/cache-$arm valgrind --tool=callgrind --trace-children=yes \
+	XDG_CACHE_HOME=$D/cache/$arm valgrind --tool=callgrind --trace-children=yes \
 		--callgrind-out-file="$D/cg-$arm/o.%p" "$b/gputrace" -q -o "$D/cg-$arm/t" -- "$D/main" \
 		"$S/torch/lib/libtorch_global_deps.so" "$S/torch/lib/libtorch_python.so" >/dev/null 2>&1
 	# the child: the larger of the launcher's two files (the program's is not gputrace)
