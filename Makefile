@@ -39,8 +39,9 @@ endif
 # report/, render/, compare/ and cmd/ only in the command.
 COMMON_SRC := $(wildcard common/*.c)
 # The command's allocate-or-abort (common/xalloc.h) never goes into the library;
-# nor do the readers' hex spelling (common/hex.h: the writer spells its own).
-LIB_SRC := $(filter-out common/xalloc.c common/hex.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
+# nor do the readers' hex spelling (common/hex.h: the writer spells its own)
+# and whole-file reading (common/whole_file.h).
+LIB_SRC := $(filter-out common/xalloc.c common/hex.c common/whole_file.c,$(COMMON_SRC)) $(wildcard audit/*.c) $(wildcard preload/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/lib/%.o)
 
 .PHONY: all asan cases check test check-fresh check-slurm clean difftest doctor deps install uninstall deb report-picture \

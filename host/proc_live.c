@@ -15,47 +15,10 @@
 #include <unistd.h>
 
 #include "common/trace_file.h"
+#include "common/whole_file.h"
 #include "common/xalloc.h"
 
 #define LIVE_MAX_FILE (64u << 20)  /* no /proc file of one process is larger */
-
-/* The whole of a /proc file, NUL-terminated (len without it); NULL with errno. */
-static char *read_whole(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 4096, n = 0;
-	char *buf;
-	ssize_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	buf = gt_xmalloc(cap);
-	for (;;) {
-		if (n + 1 == cap) {
-			if (cap >= LIVE_MAX_FILE)
-				break;
-			buf = gt_xrealloc(buf, cap *= 2);
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	if (got < 0) {
-		int e = errno;
-
-		free(buf);
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
 
 /* NUL-separated strings (cmdline, environ) as an array. */
 static char **split_nul(const char *buf, size_t len, size_t *count)
@@ -217,7 +180,7 @@ static enum host_live_status first_look(long pid, struct host_live *lv, char *er
 		return HOST_LIVE_NOT_PERMITTED;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	stat_text = read_whole(path, &len);
+	stat_text = gt_read_whole_path(path, LIVE_MAX_FILE, &len);
 	if (!stat_text) {
 		snprintf(err, errcap, "pid %ld exited as it was read", pid);
 		return HOST_LIVE_GONE;
@@ -260,7 +223,7 @@ enum host_live_status host_live_read(long pid, struct host_live *lv, char *err, 
 	st = first_look(pid, lv, err, errcap);
 	for (i = 0; i < 3 && st == HOST_LIVE_OK; i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/%s", pid, files[i]);
-		text[i] = read_whole(path, &len[i]);
+		text[i] = gt_read_whole_path(path, LIVE_MAX_FILE, &len[i]);
 		if (!text[i])
 			st = read_failed(pid, files[i], errno, err, errcap);
 	}

@@ -22,12 +22,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/whole_file.h"
 #include "common/xalloc.h"
 #include "render/pictures.h"
 
 /* Why the last layout was not libgvc's, for the command to say ("" when it
  * was, or when this build never loads libgvc). */
 static char fallback_note[600];
+
+/* dot's SVG of the largest graphs we draw is a few MB. */
+#define SVG_MAX ((size_t)256 << 20)
 
 static bool write_file(int fd, const char *s)
 {
@@ -46,32 +50,13 @@ static bool write_file(int fd, const char *s)
 	return true;
 }
 
-static char *read_all(int fd)
-{
-	size_t len = 0, cap = 65536;
-	char *buf = gt_xmalloc(cap);
-	ssize_t n;
-
-	for (;;) {
-		if (len + 1 >= cap)
-			buf = gt_xrealloc(buf, cap *= 2);
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	return buf;
-}
-
 /* Graphviz's `dot` program, found on PATH, given the graph in a file of its
  * own (no shell); without it, one sentence says what to install. */
 static char *layout_by_dot_program(const char *dot, char *err, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[4096], *svg = NULL;
+	size_t svg_len = 0;
 	int fd, pipefd[2], st = 0;
 	pid_t pid;
 
@@ -98,7 +83,7 @@ static char *layout_by_dot_program(const char *dot, char *err, size_t cap)
 	}
 	close(pipefd[1]);
 	if (pid > 0)
-		svg = read_all(pipefd[0]);
+		svg = gt_read_whole(pipefd[0], SVG_MAX, &svg_len);
 	close(pipefd[0]);
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

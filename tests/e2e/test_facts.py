@@ -16,6 +16,7 @@ foreign host without facts said, questions a facts file does not answer
 counted and said, and the check that rules read nothing of the host."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -298,6 +299,22 @@ class FactsFile(unittest.TestCase):
         r = subprocess.run([GPUTRACE, "report", self.d], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 2)
         self.assertIn("not a gputrace facts file", r.stderr)
+
+    def test_a_cut_or_unreadable_facts_file_is_refused_with_why(self):
+        """Read whole, then parsed (facts/facts.c load_facts_file): a file cut
+        short names its line, a path that cannot be read says why."""
+        with open(self.path) as f:
+            text = f.read()
+        with open(self.path, "w") as f:
+            f.write(text[: len(text) // 2])
+        r = subprocess.run([GPUTRACE, "report", self.d], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertRegex(r.stderr, re.escape(self.path) + r": line [1-9][0-9]*: ")
+        os.unlink(self.path)
+        os.mkdir(self.path)
+        r = subprocess.run([GPUTRACE, "report", self.d], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(self.path + ": Is a directory", r.stderr)
 
     def as_other_host(self, keep_facts):
         """The traces and facts renamed to a host that is not this one."""

@@ -25,7 +25,7 @@ static Suite *(*const shared[])(void) = {
 
 static Suite *(*const forked[])(void) = {
 	launch_suite, format_suite, elf_package_suite, resolve_suite, ldcache_suite, framework_suite,
-	redact_suite, svg_layout_suite, scan_driver_suite, sink_suite,
+	redact_suite, svg_layout_suite, scan_driver_suite, sink_suite, whole_file_suite,
 };
 
 static int run(Suite *(*const *suites)(void), size_t n, enum fork_status mode)

@@ -26,4 +26,5 @@ Suite *svg_layout_suite(void);
 Suite *scan_driver_suite(void);
 Suite *shown_path_suite(void);
 Suite *sink_suite(void);
+Suite *whole_file_suite(void);
 #endif
