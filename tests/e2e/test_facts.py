@@ -315,6 +315,7 @@ class FactsFile(unittest.TestCase):
         r = subprocess.run([GPUTRACE, "report", self.d], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn(self.path + ": Is a directory", r.stderr)
+        self.assertNotIn("line -1", r.stderr)  # no line to name: a read error, not a parse error
 
     def as_other_host(self, keep_facts):
         """The traces and facts renamed to a host that is not this one."""
