@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 char *gt_read_whole(int fd, size_t max, size_t *len)
 {
 	struct stat st;
@@ -23,12 +22,11 @@ char *gt_read_whole(int fd, size_t max, size_t *len)
 		return NULL;
 	for (;;) {
 		ssize_t got;
+		char *more;
 
 		if (n + 1 == cap) {
 			if (n > max)
-				break;
-			char *more;
-
+				break;  /* more than max: EFBIG below */
 			cap = cap * 2 > max + 2 ? max + 2 : cap * 2;
 			more = realloc(buf, cap);
 			if (!more) {
