@@ -31,8 +31,8 @@
 #include "host/ldcache.h"
 #include "host/real_path.h"
 
-/* No facts file comes near: one host's is ~70 KB (the H200's import torch),
- * a folder shared by a thousand hosts' ranks ~100 MB. */
+/* One host's facts file is ~70 KB (the H200's import torch: 71 KB); a
+ * thousand hosts' of that size in one folder would be ~70 MB. */
 #define FACTS_MAX_BYTES ((size_t)512 << 20)
 
 struct gt_host_facts {

@@ -16,24 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/whole_file.h"
 #include "common/xalloc.h"
 
 #define HELP_MAX (64 * 1024)
 #define KEY_MAX 512
 #define CACHE_NAME "ld.so-help"
-
-/* Reads fd to its end (at most HELP_MAX bytes) into a malloc'd string. */
-static char *read_all(int fd)
-{
-	char *text = gt_xmalloc(HELP_MAX + 1);
-	size_t len = 0;
-	ssize_t r;
-
-	while (len < HELP_MAX && ((r = read(fd, text + len, HELP_MAX - len)) > 0 || (r < 0 && errno == EINTR)))
-		len += r > 0 ? (size_t)r : 0;
-	text[len] = 0;
-	return text;
-}
 
 /* ld.so --help with only GLIBC_TUNABLES in its environment (the one
  * variable that changes its answer: glibc.cpu.hwcaps). */
@@ -42,6 +30,7 @@ static char *run_ldso_help(const char *ldso)
 	char *argv[] = { (char *)"ld.so", (char *)"--help", NULL }, *text = NULL, *tun = NULL;
 	const char *tunables = getenv("GLIBC_TUNABLES");
 	char *envp[2] = { NULL, NULL };
+	size_t len;
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status;
 	pid_t pid = -1;
@@ -59,7 +48,7 @@ static char *run_ldso_help(const char *ldso)
 	}
 	close(pipefd[1]);
 	if (pid > 0)
-		text = read_all(pipefd[0]);
+		text = gt_read_whole(pipefd[0], HELP_MAX, &len);
 	close(pipefd[0]);
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -118,15 +107,15 @@ static char *cache_dir(void)
 
 static char *cached_text(const char *path, const char *key)
 {
-	size_t klen = strlen(key);
+	size_t klen = strlen(key), len;
 	char *text;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
 		return NULL;
-	text = read_all(fd);
+	text = gt_read_whole(fd, HELP_MAX, &len);
 	close(fd);
-	if (strncmp(text, key, klen) != 0 || !text[klen]) {
+	if (!text || strncmp(text, key, klen) != 0 || !text[klen]) {
 		free(text);
 		return NULL;
 	}

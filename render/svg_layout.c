@@ -30,7 +30,8 @@
  * was, or when this build never loads libgvc). */
 static char fallback_note[600];
 
-/* dot's SVG of the largest graphs we draw is a few MB. */
+/* A bound on dot's output, so that a runaway dot cannot take the memory;
+ * over it the layout fails with the usual sentence. */
 #define SVG_MAX ((size_t)256 << 20)
 
 static bool write_file(int fd, const char *s)
