@@ -84,6 +84,20 @@ def middle_half(v):
     return q[0], q[2]
 
 
+def median_interval(v):
+    """A 95% interval for the median of v that assumes nothing of v's
+    distribution: the order statistics k and n+1-k, k from the binomial
+    (n, 1/2) as its normal approximation gives it (n >= 10; None below).
+    The middle half says how the rounds spread; this says how far the
+    median itself could be off, which is what decides a 1% aim."""
+    n = len(v)
+    if n < 10:
+        return None
+    k = max(1, int((n - 1.96 * n ** 0.5) / 2))
+    s = sorted(v)
+    return s[k - 1], s[n - k]
+
+
 def summary(arms, vals, what):
     first = arms[0][0]
     base = statistics.median(vals[first])
@@ -100,6 +114,10 @@ def summary(arms, vals, what):
             lo, hi = middle_half(diffs)
             print("%-10s %s   per-round difference middle half [%+.1f, %+.1f] ms; "
                   "1 + median difference / %s median = %.4f" % ("", what, lo, hi, first, 1 + diff / base))
+            ci = median_interval(diffs)
+            if ci:
+                print("%-10s %s   median difference's 95%% interval [%+.1f, %+.1f] ms: ratio %.4f to %.4f" % (
+                    "", what, ci[0], ci[1], 1 + ci[0] / base, 1 + ci[1] / base))
 
 
 def pool(paths):
