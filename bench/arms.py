@@ -15,8 +15,10 @@ finding exits 1).  Prints each arm's median, min and max in ms, and the median
 of its per-round difference to the first arm (with the middle half of those
 differences and 1 + that median over the first arm's median); then the same of its CPU time
 (user + system of the command and its children, from getrusage): on a shared
-machine other load stretches the wall time, far less the CPU time.  Python
-standard library only.
+machine other load stretches the wall time, far less the CPU time.  Then its
+system time alone and its minor page faults (a count, which a VM's speed does
+not move): where a traced arm's time goes beyond the instructions it adds
+(bench/README.md section 24).  Python standard library only.
 
 --pool reads the --json files of several runs of the same arms and prints
 the summary of all their rounds together: a long measurement can be run as
@@ -34,24 +36,24 @@ import sys
 import time
 
 
-def cpu_s():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+def usage(r):
+    """(CPU ms, system ms, minor faults) of a struct rusage."""
+    return (r.ru_utime + r.ru_stime) * 1e3, r.ru_stime * 1e3, r.ru_minflt
 
 
 def run(cmd):
-    """(wall ms, CPU ms) of one run."""
-    c0, t0 = cpu_s(), time.perf_counter()
+    """(wall ms, CPU ms, system ms, minor faults) of one run."""
+    u0, t0 = usage(resource.getrusage(resource.RUSAGE_CHILDREN)), time.perf_counter()
     p = subprocess.run(["sh", "-c", cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     ms = (time.perf_counter() - t0) * 1e3
-    cpu = (cpu_s() - c0) * 1e3
+    u1 = usage(resource.getrusage(resource.RUSAGE_CHILDREN))
     if p.returncode not in (0, 1):
         sys.exit("arms.py: %s exited %d: %s" % (cmd, p.returncode, p.stderr.decode(errors="replace")))
-    return ms, cpu
+    return (ms,) + tuple(b - a for a, b in zip(u0, u1))
 
 
 def run_together(cmds, cpus):
-    """[(wall ms, CPU ms)] of cmds started at once, cmds[k] pinned to cpus[k]."""
+    """[(wall ms, CPU ms, system ms, minor faults)] of cmds started at once, cmds[k] pinned to cpus[k]."""
     t0 = time.perf_counter()
     procs = {}
     for k, (cmd, cpu) in enumerate(zip(cmds, cpus)):
@@ -72,7 +74,7 @@ def run_together(cmds, cpus):
         code = p.returncode = os.waitstatus_to_exitcode(status)
         if code not in (0, 1):
             sys.exit("arms.py: %s exited %d" % (cmds[k], code))
-        out[k] = ((time.perf_counter() - t0) * 1e3, (ru.ru_utime + ru.ru_stime) * 1e3)
+        out[k] = ((time.perf_counter() - t0) * 1e3,) + usage(ru)
     return out
 
 
@@ -98,31 +100,43 @@ def median_interval(v):
     return s[k - 1], s[n - k]
 
 
-def summary(arms, vals, what):
+def summary(arms, vals, what, unit="ms"):
     first = arms[0][0]
     base = statistics.median(vals[first])
     for name, cmd in arms:
         v = vals[name]
         diffs = [x - y for x, y in zip(v, vals[first])]
         diff = statistics.median(diffs)
-        print("%-10s %s median %8.1f ms  [min %.1f, max %.1f]  vs %s: %+.1f ms  (%s)" % (
-            name, what, statistics.median(v), min(v), max(v), first, diff, cmd))
+        print("%-10s %s median %8.1f %s  [min %.1f, max %.1f]  vs %s: %+.1f %s  (%s)" % (
+            name, what, statistics.median(v), unit, min(v), max(v), first, diff, unit, cmd))
         if name != first:
             # How far the paired differences spread, and the median
             # difference over the first arm's median: the ratio an aim
             # such as "-o / bare <= 1.01" is about.
             lo, hi = middle_half(diffs)
-            print("%-10s %s   per-round difference middle half [%+.1f, %+.1f] ms; "
-                  "1 + median difference / %s median = %.4f" % ("", what, lo, hi, first, 1 + diff / base))
+            print("%-10s %s   per-round difference middle half [%+.1f, %+.1f] %s; "
+                  "1 + median difference / %s median = %.4f" % ("", what, lo, hi, unit, first, 1 + diff / base))
             ci = median_interval(diffs)
             if ci:
-                print("%-10s %s   median difference's 95%% interval [%+.1f, %+.1f] ms: ratio %.4f to %.4f" % (
-                    "", what, ci[0], ci[1], 1 + ci[0] / base, 1 + ci[1] / base))
+                print("%-10s %s   median difference's 95%% interval [%+.1f, %+.1f] %s: ratio %.4f to %.4f" % (
+                    "", what, ci[0], ci[1], unit, 1 + ci[0] / base, 1 + ci[1] / base))
+
+
+# What each run gives, in the order run() returns it: JSON key, label, unit.
+SERIES = [("wall_ms", "wall", "ms"), ("cpu_ms", "cpu ", "ms"), ("sys_ms", "sys ", "ms"), ("minflt", "flts", "faults")]
+
+
+def summaries(arms, vals):
+    for key, label, unit in SERIES:
+        if key in vals:
+            summary(arms, vals[key], label, unit)
 
 
 def pool(paths):
-    """The summary of the rounds of several --json files of the same arms."""
-    arms, wall, cpu, orders = None, {}, {}, set()
+    """The summary of the rounds of several --json files of the same arms.
+    Files written before sys_ms and minflt were recorded have wall and CPU
+    only: a series is pooled where every file has it."""
+    arms, vals, orders = None, None, set()
     for path in paths:
         try:
             with open(path) as f:
@@ -131,17 +145,18 @@ def pool(paths):
             sys.exit("arms.py: --pool: %s: %s" % (path, e))
         if arms is None:
             arms = list(d["arms"].items())
-            wall = {name: [] for name, _ in arms}
-            cpu = {name: [] for name, _ in arms}
+            vals = {key: {name: [] for name, _ in arms} for key, _, _ in SERIES if key in d}
         elif list(d["arms"].items()) != arms:
             sys.exit("arms.py: %s: not the arms of %s" % (path, paths[0]))
-        for name, _ in arms:
-            wall[name] += d["wall_ms"][name]
-            cpu[name] += d["cpu_ms"][name]
+        for key in list(vals):
+            if key not in d:
+                del vals[key]
+                continue
+            for name, _ in arms:
+                vals[key][name] += d[key][name]
         orders.add(d["order"])
-    print("rounds: %d, pooled from %d runs (%s)" % (len(wall[arms[0][0]]), len(paths), "; ".join(sorted(orders))))
-    summary(arms, wall, "wall")
-    summary(arms, cpu, "cpu ")
+    print("rounds: %d, pooled from %d runs (%s)" % (len(vals["wall_ms"][arms[0][0]]), len(paths), "; ".join(sorted(orders))))
+    summaries(arms, vals)
 
 
 def main():
@@ -170,33 +185,34 @@ def main():
     if cpus and not {int(c) for c in cpus} <= os.sched_getaffinity(0):
         ap.error("--together %s: this process may run on CPUs %s only" % (
             a.together, ",".join(map(str, sorted(os.sched_getaffinity(0))))))
-    wall = {name: [] for name, _ in arms}
-    cpu = {name: [] for name, _ in arms}
+    vals = {key: {name: [] for name, _ in arms} for key, _, _ in SERIES}
+
+    def keep(name, figures):
+        for (key, _, _), x in zip(SERIES, figures):
+            vals[key][name].append(x)
+
     for r in range(-a.warmup, a.rounds):
         if cpus:
             # arm k on CPU (k + r) mod n: each arm meets each CPU in turn
             took = run_together([cmd for _, cmd in arms],
                                 [cpus[(k + r) % len(cpus)] for k in range(len(arms))])
-            for (name, _), (ms, c) in zip(arms, took):
+            for (name, _), figures in zip(arms, took):
                 if r >= 0:
-                    wall[name].append(ms)
-                    cpu[name].append(c)
+                    keep(name, figures)
             continue
         for k in range(len(arms)):
             name, cmd = arms[(k + r) % len(arms)]
-            ms, c = run(cmd)
+            figures = run(cmd)
             if r >= 0:
-                wall[name].append(ms)
-                cpu[name].append(c)
+                keep(name, figures)
     print("rounds: %d, %s, %d warm-up round(s) not counted" % (
         a.rounds, "arms together on CPUs %s, rotating" % a.together if cpus else "order rotating", a.warmup))
-    summary(arms, wall, "wall")
-    summary(arms, cpu, "cpu ")
+    summaries(arms, vals)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"arms": dict(arms), "rounds": a.rounds,
-                       "order": "together on " + a.together if cpus else "rotating", "wall_ms": wall,
-                       "cpu_ms": cpu}, f, indent=1)
+            d = {"arms": dict(arms), "rounds": a.rounds, "order": "together on " + a.together if cpus else "rotating"}
+            d.update(vals)
+            json.dump(d, f, indent=1)
 
 
 if __name__ == "__main__":
