@@ -2,6 +2,7 @@
  * owns a file (host/package.c), on real system files and fake trees under /tmp. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -691,6 +692,78 @@ START_TEST(test_package_pip_index)
 }
 END_TEST
 
+/* The index's order at scale (list_index.c sorts by a radix sort of the
+ * hash since stop 50): each of 6,000 paths in three RECORDs is found in its
+ * own RECORD alone, quoted and "./" paths as pip means them; a path that
+ * three RECORDs name gives the three, in the order the lists were read
+ * (readdir's, as list_index.c reads them), on a fresh index and on one read
+ * back from disk. A missorted index fails the binary search here. */
+START_TEST(test_list_index_many_paths)
+{
+	static const char *const dists[] = { "alpha-1.0.dist-info", "beta-2.0.dist-info", "gamma-3.0.dist-info" };
+	const char *order[3], *names[8];
+	char rel[PATH_MAX], path[64];
+	size_t d, i, n, seen = 0;
+	struct list_index *ix;
+	struct dirent *de;
+	int round;
+	DIR *dir;
+
+	make_tmp();
+	for (d = 0; d < 3; d++) {
+		FILE *f;
+
+		snprintf(rel, sizeof(rel), SITE "/%s/RECORD", dists[d]);
+		put(rel, "");
+		f = fopen(at(rel), "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("shared/lib/libboth.so,,\n", f);
+		for (i = 0; i < 2000; i++) {
+			if (i % 100 == 7)
+				fprintf(f, "\"pkg%zu/odd,name_%zu.py\",sha256=x,1\n", d, i);
+			else if (i % 100 == 9)
+				fprintf(f, "./pkg%zu/mod_%zu.py,sha256=x,1\r\n", d, i);
+			else
+				fprintf(f, "pkg%zu/mod_%zu.py,sha256=x,1\n", d, i);
+		}
+		fclose(f);
+	}
+	dir = opendir(at(SITE));
+	ck_assert_ptr_nonnull(dir);
+	while ((de = readdir(dir)) != NULL)
+		for (d = 0; d < 3; d++)
+			if (strcmp(de->d_name, dists[d]) == 0)
+				order[seen++] = dists[d];
+	closedir(dir);
+	ck_assert_uint_eq(seen, 3);
+	setenv("GPUTRACE_CACHE_DIR", at("cache"), 1);
+	for (round = 0; round < 2; round++) {
+		ix = list_index_get(LIST_PIP, at(SITE));
+		ck_assert_ptr_nonnull(ix);
+		ck_assert(list_index_from_disk(ix) == (round == 1));
+		for (d = 0; d < 3; d++)
+			for (i = 0; i < 2000; i++) {
+				if (i % 100 == 7)
+					snprintf(path, sizeof(path), "pkg%zu/odd,name_%zu.py", d, i);
+				else
+					snprintf(path, sizeof(path), "pkg%zu/mod_%zu.py", d, i);
+				n = list_index_lists(ix, path, strlen(path), names, 8);
+				ck_assert_msg(n == 1 && strcmp(names[0], dists[d]) == 0, "%s: %zu lists", path, n);
+			}
+		n = list_index_lists(ix, "shared/lib/libboth.so", strlen("shared/lib/libboth.so"), names, 8);
+		ck_assert_uint_eq(n, 3);
+		for (d = 0; d < 3; d++)
+			ck_assert_str_eq(names[d], order[d]);
+		/* not the quoted field's raw text, nor a path with its "./" */
+		ck_assert_uint_eq(list_index_lists(ix, "\"pkg0/odd", 9, names, 8), 0);
+		ck_assert_uint_eq(list_index_lists(ix, "./pkg0/mod_9.py", 15, names, 8), 0);
+		list_index_free(ix);
+	}
+	unsetenv("GPUTRACE_CACHE_DIR");
+	remove_tmp();
+}
+END_TEST
+
 /* Sets the times of tmp/rel to an hour ago (its ctime stays now). */
 static void age(const char *rel)
 {
@@ -853,6 +926,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_expand_origin_links);
 	tcase_add_test(tc, test_package_pip);
 	tcase_add_test(tc, test_package_pip_index);
+	tcase_add_test(tc, test_list_index_many_paths);
 	tcase_add_test(tc, test_package_pip_unchanged_record_not_read);
 	tcase_add_test(tc, test_package_conda);
 	tcase_add_test(tc, test_package_dpkg_fake);
