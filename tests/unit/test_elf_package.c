@@ -764,6 +764,91 @@ START_TEST(test_list_index_many_paths)
 }
 END_TEST
 
+/* A RECORD line's path as list_index.c read it up to stop 49, copying
+ * every field a byte at a time: the oracle for its reading in place. */
+static size_t record_path_by_copy(const char *line, size_t len, char *out, size_t cap)
+{
+	size_t i = 0, n = 0;
+
+	if (len && line[0] == '"') {
+		for (i = 1; i < len && n + 1 < cap; i++) {
+			if (line[i] == '"' && i + 1 < len && line[i + 1] == '"')
+				i++;
+			else if (line[i] == '"')
+				break;
+			out[n++] = line[i];
+		}
+	} else {
+		for (; i < len && line[i] != ',' && line[i] != '\r' && n + 1 < cap; i++)
+			out[n++] = line[i];
+	}
+	out[n] = 0;
+	if (n >= 2 && out[0] == '.' && out[1] == '/') {
+		memmove(out, out + 2, n - 1);
+		n -= 2;
+	}
+	return n;
+}
+
+/* 8,000 random lines of quotes, commas, carriage returns, "./" and paths
+ * longer than PATH_MAX: each path the copying reader took from a line is in
+ * the index the in-place reader made (the hashes on disk from before stop 50
+ * stay true only if both read the same bytes), over the radix sort (5,000
+ * entries or more). A path named on several lines is there several times. */
+START_TEST(test_list_index_record_lines_as_before)
+{
+	static const char pieces[][8] = { "a", "b/", "./", ".", ",", "\"", "\"\"", "\r", "x.so", "-" };
+	char *text, *line, *end, out[PATH_MAX];
+	const char *names[8];
+	size_t len = 0, cap = 8u << 20, n, found = 0, i, k;
+	unsigned seed = 29;
+	struct list_index *ix;
+	FILE *f;
+
+	make_tmp();
+	text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < 8000; i++) {
+		size_t pieces_in_line = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
+
+		if (i % 97 == 0)  /* longer than PATH_MAX: the reader keeps its first PATH_MAX - 1 bytes */
+			for (k = 0; k < PATH_MAX + 100; k++)
+				text[len++] = "abc/"[k % 4];
+		for (k = 0; k < pieces_in_line; k++) {
+			const char *piece = pieces[((seed = seed * 1103515245u + 12345u) >> 16) % 10];
+
+			memcpy(text + len, piece, strlen(piece));
+			len += strlen(piece);
+		}
+		len += (size_t)sprintf(text + len, "%zu,sha256=x,1\n", i);
+	}
+	text[len] = 0;
+	put(SITE "/random-1.0.dist-info/RECORD", "");
+	f = fopen(at(SITE "/random-1.0.dist-info/RECORD"), "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+	unsetenv("GPUTRACE_CACHE_DIR");
+	setenv("XDG_CACHE_HOME", at("xdg"), 1);
+	ix = list_index_get(LIST_PIP, at(SITE));
+	ck_assert_ptr_nonnull(ix);
+	for (line = text; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		n = record_path_by_copy(line, (size_t)(end - line), out, sizeof(out));
+		if (n == 0)
+			continue;
+		ck_assert_msg(list_index_lists(ix, out, n, names, 8) >= 1, "not in the index: %.60s", out);
+		found++;
+	}
+	/* most lines name a path; each one was looked up */
+	ck_assert_uint_ge(found, 5000);
+	list_index_free(ix);
+	unsetenv("XDG_CACHE_HOME");
+	free(text);
+	remove_tmp();
+}
+END_TEST
+
 /* Sets the times of tmp/rel to an hour ago (its ctime stays now). */
 static void age(const char *rel)
 {
@@ -927,6 +1012,7 @@ Suite *elf_package_suite(void)
 	tcase_add_test(tc, test_package_pip);
 	tcase_add_test(tc, test_package_pip_index);
 	tcase_add_test(tc, test_list_index_many_paths);
+	tcase_add_test(tc, test_list_index_record_lines_as_before);
 	tcase_add_test(tc, test_package_pip_unchanged_record_not_read);
 	tcase_add_test(tc, test_package_conda);
 	tcase_add_test(tc, test_package_dpkg_fake);
