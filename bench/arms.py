@@ -16,8 +16,9 @@ of its per-round difference to the first arm (with the middle half of those
 differences and 1 + that median over the first arm's median); then the same of its CPU time
 (user + system of the command and its children, from getrusage): on a shared
 machine other load stretches the wall time, far less the CPU time.  Then its
-system time alone and its minor page faults (a count, which a VM's speed does
-not move): where a traced arm's time goes beyond the instructions it adds
+system time alone and its minor page faults, to see where a traced arm's time
+goes beyond the instructions it adds: a count of faults does not move with a
+VM's speed, though on the H200 it moves by hundreds between identical runs
 (bench/README.md section 24).  Python standard library only.
 
 --pool reads the --json files of several runs of the same arms and prints
