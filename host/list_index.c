@@ -275,10 +275,9 @@ static size_t record_path(const char *line, size_t len, char *out, size_t cap, c
 		out[n] = 0;
 		*path = out;
 	} else {
-		/* len ends at the line's '\n' (or the text's end): no NUL before */
+		/* len ends at the line's '\n' or the text's NUL, where strcspn
+		 * stops too: n <= len */
 		n = strcspn(line, ",\r\n");
-		if (n > len)
-			n = len;
 		if (n > cap - 1)
 			n = cap - 1;
 		*path = line;
