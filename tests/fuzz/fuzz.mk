@@ -6,7 +6,8 @@
 # file's bytes beside one fixed trace (fuzz_facts: facts_case/ holds the
 # torch-like scenario's trace, corpus_facts/ its facts file as written and
 # with every bytes value spelled {"hex": ...}). Included by the top Makefile:
-#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf, fuzz_report and fuzz_facts
+#   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf, fuzz_report, fuzz_facts
+#                                and fuzz_index
 #   make fuzz-short              runs each for FUZZ_SECONDS (default 20); non-zero on a crash
 # Crash inputs land in $(BUILD)/fuzz/crash-<target>/; replay one with
 #   $(BUILD)/fuzz/fuzz_elf FILE
@@ -35,7 +36,8 @@ FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048
 	-print_final_stats=1
 
 .PHONY: fuzz-build fuzz-short
-fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_facts
+fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_facts \
+	$(FUZZ_DIR)/fuzz_index
 
 # The whole report pipeline from trace bytes: everything the command reads
 # a trace with, but the command's main. One object a source file, so that
@@ -63,14 +65,22 @@ $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -o $@ tests/fuzz/fuzz_ldcache.c host/ldcache.c
 
+# The installers' lists (pip RECORDs, dpkg .list files) and the index file
+# made of them (host/list_index.c): corpus_index/ holds a RECORD with quoted,
+# "./" and CR-ended paths, a dpkg list, and each with bytes that spoil the
+# saved index (tests/fuzz/fuzz_index.c says how an input is read).
+$(FUZZ_DIR)/fuzz_index: tests/fuzz/fuzz_index.c host/list_index.c host/list_index.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_index.c host/list_index.c
+
 $(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h common/xalloc.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_elf.c host/elf_info.c common/xalloc.c -lelf -lz
 
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay
-# untouched. The three targets run at once (CI has two cores and 8 minutes);
+# untouched. The targets run at once (CI has two cores and 8 minutes);
 # each one's log is printed when it fails.
-FUZZ_TARGETS := ldcache elf report facts
+FUZZ_TARGETS := ldcache elf report facts index
 fuzz-short: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/crash-$$t || exit 1; \
