@@ -7,7 +7,7 @@
 # torch-like scenario's trace, corpus_facts/ its facts file as written and
 # with every bytes value spelled {"hex": ...}). Included by the top Makefile:
 #   make fuzz-build              builds $(BUILD)/fuzz/fuzz_ldcache, fuzz_elf, fuzz_report, fuzz_facts
-#                                and fuzz_index
+#                                fuzz_index and fuzz_site
 #   make fuzz-short              runs each for FUZZ_SECONDS (default 20); non-zero on a crash
 # Crash inputs land in $(BUILD)/fuzz/crash-<target>/; replay one with
 #   $(BUILD)/fuzz/fuzz_elf FILE
@@ -37,7 +37,7 @@ FUZZ_RUN_FLAGS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048
 
 .PHONY: fuzz-build fuzz-short
 fuzz-build: $(FUZZ_DIR)/fuzz_ldcache $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_facts \
-	$(FUZZ_DIR)/fuzz_index
+	$(FUZZ_DIR)/fuzz_index $(FUZZ_DIR)/fuzz_site
 
 # The whole report pipeline from trace bytes: everything the command reads
 # a trace with, but the command's main. One object a source file, so that
@@ -73,6 +73,15 @@ $(FUZZ_DIR)/fuzz_index: tests/fuzz/fuzz_index.c host/list_index.c host/list_inde
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_index.c host/list_index.c
 
+# The installers' and frameworks' files a host holds (host/package.c,
+# host/framework.c): corpus_site/ holds torch 2.11's METADATA and RECORD
+# lines, version.py, a dpkg status and list, a conda-meta JSON, and the other
+# frameworks' build files (tests/fuzz/fuzz_site.c says how an input is read).
+$(FUZZ_DIR)/fuzz_site: tests/fuzz/fuzz_site.c $(FUZZ_REPORT_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_site.c $(FUZZ_REPORT_OBJ) \
+		-ljansson -lelf -lz
+
 $(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h common/xalloc.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_elf.c host/elf_info.c common/xalloc.c -lelf -lz
@@ -80,7 +89,7 @@ $(FUZZ_DIR)/fuzz_elf: tests/fuzz/fuzz_elf.c host/elf_info.c host/elf_info.h comm
 # The first corpus folder is the writable one libFuzzer grows; the seeds stay
 # untouched. The targets run at once (CI has two cores and 8 minutes);
 # each one's log is printed when it fails.
-FUZZ_TARGETS := ldcache elf report facts index
+FUZZ_TARGETS := ldcache elf report facts index site
 fuzz-short: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/crash-$$t || exit 1; \
