@@ -38,6 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define COUNTS_AT 56
 #define MAX_ANSWERS 8
 
+/* Says which property broke: a crash log names it. */
+static void fail(const char *why)
+{
+	fprintf(stderr, "fuzz_index: %s\n", why);
+	abort();
+}
+
 static char top[64], cache[96], site[96], record[160], dpkg_root[96], dpkg_list[160];
 
 static void remove_top(void)
@@ -94,7 +101,7 @@ static void write_file(const char *path, const void *bytes, size_t len)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 	if (fd < 0 || write(fd, bytes, len) != (ssize_t)len || close(fd) != 0)
-		abort();
+		fail("cannot write a list");
 }
 
 /* The one index file in the cache folder: its path, false when none. */
@@ -154,15 +161,15 @@ static void ask_both(const struct list_index *made, const struct list_index *rea
 		(void)list_index_list_unchanged(made, a[i], list_path);
 	}
 	if (must_find && !found)
-		abort(); /* a path the list names, not found in it */
+		fail("a path the list names, not found in it");
 	if (!read_back)
 		return;
 	nb = list_index_lists(read_back, q, n, b, MAX_ANSWERS);
 	if (na != nb)
-		abort(); /* made and read back differ */
+		fail("made and read back differ");
 	for (i = 0; i < nb; i++) {
 		if (strcmp(a[i], b[i]) != 0)
-			abort();
+			fail("made and read back name other lists");
 		(void)list_index_list_unchanged(read_back, b[i], list_path);
 	}
 }
@@ -203,7 +210,7 @@ static void spoil_and_read(int dpkg, const char *text, const uint8_t *spoil, siz
 	bytes = malloc((size_t)st.st_size);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!bytes || fd < 0 || read(fd, bytes, (size_t)st.st_size) != st.st_size)
-		abort();
+		fail("cannot read the saved index");
 	close(fd);
 	for (i = 0; i < spoil_len && COUNTS_AT + i < (size_t)st.st_size; i++)
 		bytes[COUNTS_AT + i] ^= spoil[i];
@@ -211,7 +218,7 @@ static void spoil_and_read(int dpkg, const char *text, const uint8_t *spoil, siz
 	free(bytes);
 	ix = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!ix)
-		abort();
+		fail("no index of a spoiled file");
 	/* refused and made again, or taken: either way asked without a crash;
 	 * a taken file's answers may be wrong (it is spoiled), never unsafe */
 	ask_lines(dpkg, text, ix, NULL, 0);
@@ -236,7 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text_len = nul ? (size_t)(nul - data) : size;
 	text = malloc(text_len + 1);
 	if (!text)
-		abort();
+		fail("out of memory");
 	memcpy(text, data, text_len);
 	text[text_len] = 0;
 
@@ -244,10 +251,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_file(dpkg ? dpkg_list : record, text, text_len);
 	made = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!made || list_index_from_disk(made))
-		abort(); /* the folder is there, and its index was forgotten */
+		fail("the folder is there, and its index was forgotten");
 	read_back = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!read_back || !list_index_from_disk(read_back))
-		abort(); /* saved by the first call (GPUTRACE_CACHE_DIR), read now */
+		fail("saved by the first call (GPUTRACE_CACHE_DIR), read now");
 	ask_lines(dpkg, text, made, read_back, 1);
 	list_index_free(made);
 	list_index_free(read_back);
