@@ -121,12 +121,18 @@ static int saved_index(char *out, size_t cap)
 	return found == 1;
 }
 
+/* Every index file saved so far, whatever it is (saved_index asks for one). */
 static void forget_saved(void)
 {
 	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(cache);
 
-	while (saved_index(path, sizeof(path)))
-		unlink(path);
+	while (d && (de = readdir(d)) != NULL)
+		if (strstr(de->d_name, ".idx") && snprintf(path, sizeof(path), "%s/%s", cache, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	if (d)
+		closedir(d);
 }
 
 /* A path the list names in plain words, or NULL: dpkg's whole line; a
@@ -251,10 +257,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_file(dpkg ? dpkg_list : record, text, text_len);
 	made = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!made || list_index_from_disk(made))
-		fail("the folder is there, and its index was forgotten");
+		fail("no index made afresh (the folder is there, its saved index was removed)");
 	read_back = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!read_back || !list_index_from_disk(read_back))
-		fail("saved by the first call (GPUTRACE_CACHE_DIR), read now");
+		fail("the index the first call saved (GPUTRACE_CACHE_DIR) was not read back");
 	ask_lines(dpkg, text, made, read_back, 1);
 	list_index_free(made);
 	list_index_free(read_back);
