@@ -69,7 +69,7 @@ $(FUZZ_DIR)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c host/ldcache.c host/ldcache.
 # made of them (host/list_index.c): corpus_index/ holds a RECORD with quoted,
 # "./" and CR-ended paths, a dpkg list, and each with bytes that spoil the
 # saved index (tests/fuzz/fuzz_index.c says how an input is read).
-$(FUZZ_DIR)/fuzz_index: tests/fuzz/fuzz_index.c host/list_index.c host/list_index.h
+$(FUZZ_DIR)/fuzz_index: tests/fuzz/fuzz_index.c tests/fuzz/fuzz_files.h host/list_index.c host/list_index.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_index.c host/list_index.c
 
@@ -77,7 +77,7 @@ $(FUZZ_DIR)/fuzz_index: tests/fuzz/fuzz_index.c host/list_index.c host/list_inde
 # host/framework.c): corpus_site/ holds torch 2.11's METADATA and RECORD
 # lines, version.py, a dpkg status and list, a conda-meta JSON, and the other
 # frameworks' build files (tests/fuzz/fuzz_site.c says how an input is read).
-$(FUZZ_DIR)/fuzz_site: tests/fuzz/fuzz_site.c $(FUZZ_REPORT_OBJ)
+$(FUZZ_DIR)/fuzz_site: tests/fuzz/fuzz_site.c tests/fuzz/fuzz_files.h $(FUZZ_REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(WARN) -I. -Iinclude -o $@ tests/fuzz/fuzz_site.c $(FUZZ_REPORT_OBJ) \
 		-ljansson -lelf -lz

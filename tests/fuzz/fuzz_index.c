@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "host/list_index.h"
+#include "tests/fuzz/fuzz_files.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,25 +50,7 @@ static char top[64], cache[96], site[96], record[160], dpkg_root[96], dpkg_list[
 
 static void remove_top(void)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(cache);
-
-	while (d && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", cache, de->d_name) < (int)sizeof(path))
-			unlink(path);
-	if (d)
-		closedir(d);
-	unlink(record);
-	unlink(dpkg_list);
-	snprintf(path, sizeof(path), "%s/a-1.0.dist-info", site);
-	rmdir(path);
-	snprintf(path, sizeof(path), "%s/info", dpkg_root);
-	rmdir(path);
-	rmdir(site);
-	rmdir(dpkg_root);
-	rmdir(cache);
-	rmdir(top);
+	fuzz_remove_tree(top);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -96,14 +79,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void write_file(const char *path, const void *bytes, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0 || write(fd, bytes, len) != (ssize_t)len || close(fd) != 0)
-		fail("cannot write a list");
-}
-
 /* The one index file in the cache folder: its path, false when none. */
 static int saved_index(char *out, size_t cap)
 {
@@ -119,20 +94,6 @@ static int saved_index(char *out, size_t cap)
 	if (d)
 		closedir(d);
 	return found == 1;
-}
-
-/* Every index file saved so far, whatever it is (saved_index asks for one). */
-static void forget_saved(void)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(cache);
-
-	while (d && (de = readdir(d)) != NULL)
-		if (strstr(de->d_name, ".idx") && snprintf(path, sizeof(path), "%s/%s", cache, de->d_name) < (int)sizeof(path))
-			unlink(path);
-	if (d)
-		closedir(d);
 }
 
 /* A path the list names in plain words, or NULL: dpkg's whole line; a
@@ -220,7 +181,7 @@ static void spoil_and_read(int dpkg, const char *text, const uint8_t *spoil, siz
 	close(fd);
 	for (i = 0; i < spoil_len && COUNTS_AT + i < (size_t)st.st_size; i++)
 		bytes[COUNTS_AT + i] ^= spoil[i];
-	write_file(path, bytes, (size_t)st.st_size);
+	fuzz_write_file(path, bytes, (size_t)st.st_size);
 	free(bytes);
 	ix = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!ix)
@@ -253,8 +214,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, text_len);
 	text[text_len] = 0;
 
-	forget_saved();
-	write_file(dpkg ? dpkg_list : record, text, text_len);
+	fuzz_remove_files(cache, ".idx"); /* every index saved so far */
+	fuzz_write_file(dpkg ? dpkg_list : record, text, text_len);
 	made = list_index_get(dpkg ? LIST_DPKG : LIST_PIP, dpkg ? dpkg_root : site);
 	if (!made || list_index_from_disk(made))
 		fail("no index made afresh (the folder is there, its saved index was removed)");

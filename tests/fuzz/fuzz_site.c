@@ -15,7 +15,6 @@
  * within their arrays; a package found names pip, conda or dpkg; a verdict is
  * one of the three. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -27,6 +26,7 @@
 
 #include "host/framework.h"
 #include "host/package.h"
+#include "tests/fuzz/fuzz_files.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,22 +55,9 @@ static void mkdirs(const char *dir)
 	mkdir(tmp, 0700);
 }
 
-static void write_file(const char *path, const void *bytes, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0 || (len && write(fd, bytes, len) != (ssize_t)len) || close(fd) != 0)
-		abort();
-}
-
 static void remove_top(void)
 {
-	char cmd[128];
-
-	/* the folder made by LLVMFuzzerInitialize only: mkdtemp's name */
-	if (snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top) < (int)sizeof(cmd) && strncmp(top, "/tmp/fuzz_site.", 15) == 0 &&
-	    system(cmd) != 0)
-		fprintf(stderr, "fuzz_site: %s left behind\n", top);
+	fuzz_remove_tree(top);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -100,14 +87,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		snprintf(path, sizeof(path), "%s/%s/lib", site, tops[k]);
 		mkdirs(path);
 		snprintf(path, sizeof(path), "%s/%s/lib/libfw.so", site, tops[k]);
-		write_file(path, "", 0);
+		fuzz_write_file(path, "", 0);
 		snprintf(path, sizeof(path), "%s/%s", site, build_files[k]);
 		slash = strrchr(path, '/');
 		*slash = 0;
 		mkdirs(path);
 	}
 	snprintf(path, sizeof(path), "%s/INSTALLER", dist);
-	write_file(path, "pip\n", 4);
+	fuzz_write_file(path, "pip\n", 4);
 	snprintf(paths[METADATA], PATH_MAX, "%s/METADATA", dist);
 	snprintf(paths[RECORD], PATH_MAX, "%s/RECORD", dist);
 	snprintf(paths[DPKG_STATUS], PATH_MAX, "%s/status", dpkg);
@@ -124,22 +111,6 @@ static void check_string(const char *s, size_t cap)
 {
 	if (!memchr(s, 0, cap))
 		abort(); /* an answer's string runs off its array */
-}
-
-/* The lists' indexes saved by this input: dpkg's would be taken as true for
- * the next (the info folder's mtime does not change when a list is
- * rewritten in place). */
-static void forget_indexes(void)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(cache);
-
-	while (d && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", cache, de->d_name) < (int)sizeof(path))
-			unlink(path);
-	if (d)
-		closedir(d);
 }
 
 static void ask_package(const char *path)
@@ -233,11 +204,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (k = 0; k < 4; k++) {
 		snprintf(path, sizeof(path), "%s/%s", site, build_files[k]);
-		write_file(path, k == fw ? part[BUILD_FILE] : "", k == fw ? len[BUILD_FILE] : 0);
+		fuzz_write_file(path, k == fw ? part[BUILD_FILE] : "", k == fw ? len[BUILD_FILE] : 0);
 	}
 	for (k = 0; k < N_PARTS; k++)
 		if (paths[k][0])
-			write_file(paths[k], part[k], len[k]);
+			fuzz_write_file(paths[k], part[k], len[k]);
 
 	snprintf(lib, sizeof(lib), "%s/%s/lib/libfw.so", site, tops[fw]);
 	n = lines_as_paths(part[RECORD], site, asked, MAX_ASKED);
@@ -256,7 +227,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* every input on its own: nothing read is kept for the next */
 	host_package_cache_free();
 	host_framework_cache_free();
-	forget_indexes();
+	/* the lists' indexes saved by this input: dpkg's would be taken as
+	 * true for the next (the info folder's mtime does not change when a
+	 * list is rewritten in place) */
+	fuzz_remove_files(cache, ".idx");
 	for (k = 0; k < N_PARTS; k++)
 		free(part[k]);
 	return 0;
