@@ -37,7 +37,16 @@ if [ -n "${QUIET_MS:-}" ]; then
 	q=$(( ($2 + $3) / 2 ))
 	spread=$(( ($4 - $1) * 100 / q ))
 	echo "bare import torch${pin_q:+ ($pin_q)}, median of 4: $q ms ($times; spread $spread%; QUIET_MS $QUIET_MS; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))" | tee -a "$OUT/tree.txt"
-	[ "$q" -le "$QUIET_MS" ] && [ "$spread" -le "${QUIET_SPREAD:-8}" ] || { echo "not quiet: no batches"; exit 3; }
+	# STEADY_SPREAD=1 also takes a slow VM whose four imports spread by at
+	# most that percent (gpu-s52: 4,676-4,707 ms, 0%): whether such a VM,
+	# unlike gpu-s49 call 8's (4%), is steady enough over the batches too.
+	if [ "$q" -le "$QUIET_MS" ] && [ "$spread" -le "${QUIET_SPREAD:-8}" ]; then
+		echo "quiet: batches"
+	elif [ -n "${STEADY_SPREAD:-}" ] && [ "$spread" -le "$STEADY_SPREAD" ]; then
+		echo "slow but steady (spread <= $STEADY_SPREAD%): batches" | tee -a "$OUT/tree.txt"
+	else
+		echo "not quiet: no batches"; exit 3
+	fi
 fi
 start=$(date +%s)
 i=0
