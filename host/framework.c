@@ -287,9 +287,10 @@ static bool installed_in(const char *site, const char *dist)
 
 /* Does one clause of an environment marker hold here? Only what a Linux
  * host can answer: platform_system, sys_platform, platform_machine, and
- * extra (asked for when the pinned distribution is installed). Anything
- * else is unknown, and an unknown marker drops the pin. */
-static int marker_clause(const char *c, const char *site, const char *dist)
+ * extra (asked for when the pinned distribution is installed, or always
+ * when it is the build's own, build_extra). Anything else is unknown, and
+ * an unknown marker drops the pin. */
+static int marker_clause(const char *c, const char *site, const char *dist, const char *build_extra)
 {
 	char key[32], op[3], value[64];
 	struct utsname u;
@@ -301,6 +302,14 @@ static int marker_clause(const char *c, const char *site, const char *dist)
 		return -1;
 	if (uname(&u) != 0)
 		return -1;
+	if (strcmp(key, "extra") == 0 && strcmp(op, "==") == 0 && build_extra) {
+		char a[64], b[64];
+
+		normalized(value, strlen(value), a, sizeof(a));
+		normalized(build_extra, strlen(build_extra), b, sizeof(b));
+		if (strcmp(a, b) == 0)
+			return 1;
+	}
 	if (strcmp(key, "extra") == 0)
 		return strcmp(op, "==") == 0 ? installed_in(site, dist) : -1;
 	if (strcmp(key, "platform_system") == 0)
@@ -314,7 +323,7 @@ static int marker_clause(const char *c, const char *site, const char *dist)
 
 /* A marker of clauses joined by "and" holds when each does; "or" and
  * parentheses are not read (unknown). */
-static bool marker_holds(const char *marker, const char *site, const char *dist)
+static bool marker_holds(const char *marker, const char *site, const char *dist, const char *build_extra)
 {
 	char buf[512], *at, *clause;
 
@@ -327,17 +336,44 @@ static bool marker_holds(const char *marker, const char *site, const char *dist)
 			*at = 0;
 			at += 5;
 		}
-		if (marker_clause(clause, site, dist) != 1)
+		if (marker_clause(clause, site, dist, build_extra) != 1)
 			return false;
 	}
 	return true;
 }
 
-/* "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"", or the older
- * "nvidia-cudnn-cu12 (==8.9.2.26)": name, specifiers, marker. */
-static void requires_dist(const char *line, const char *site, const char *file, const char *framework,
-			  struct host_needs *out)
+/* A JAX CUDA plugin's "with-cuda" extra pins the cuDNN wheel from the
+ * release the plugin was built with up (jax_plugins/cuda/plugin_setup.py:
+ * "nvidia-cudnn-cu12>=9.8,<10.0"), and XLA refuses at start-up a cuDNN
+ * older than its build, or of another major, whatever install it comes
+ * from: jax-ml/jax#24180, jax[cuda12_local] with a system cuDNN 9.0 ("Loaded
+ * runtime CuDNN library: 9.0.0 but source was compiled with: 9.1.1"). So
+ * that pin speaks for a local cuDNN too. The extra's other pins (cuBLAS
+ * >=12.1.3.1 ...) are floors that were not checked against JAX's own
+ * run-time checks: they keep the rule of extras. Returns the extra whose
+ * pin holds without its wheel, or NULL. */
+static const char *build_extra_of(const char *name, const char *family)
 {
+	char n[128];
+	size_t len;
+
+	normalized(name, strlen(name), n, sizeof(n));
+	len = strlen(n);
+	if (strcmp(family, "cudnn") != 0 || strncmp(n, "jax_cuda", 8) != 0 || len < 15 ||
+	    strcmp(n + len - 7, "_plugin") != 0)
+		return NULL;
+	return "with-cuda";
+}
+
+/* "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"", or the older
+ * "nvidia-cudnn-cu12 (==8.9.2.26)": name, specifiers, marker. A pin that
+ * holds without its wheel installed names no distribution: the fix is then
+ * the library the build wants, not a pip command for a wheel the user chose
+ * not to have. */
+static void requires_dist(const char *line, const char *site, const char *file, const char *name,
+			  const char *framework, struct host_needs *out)
+{
+	const char *build_extra;
 	char dist[128], spec[128], what[512];
 	const char *p = line, *family, *semi = strchr(line, ';');
 	size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
@@ -357,9 +393,12 @@ static void requires_dist(const char *line, const char *site, const char *file, 
 		if (*p != ' ' && *p != '(' && *p != ')')
 			spec[k++] = *p;
 	spec[k] = 0;
-	if (!spec[0] || (semi && !marker_holds(semi + 1, site, dist)))
+	build_extra = build_extra_of(name, family);
+	if (!spec[0] || (semi && !marker_holds(semi + 1, site, dist, build_extra)))
 		return;
 	snprintf(what, sizeof(what), "Requires-Dist: %.480s", line);
+	if (build_extra && semi && strstr(semi, "extra") && !installed_in(site, dist))
+		dist[0] = 0;  /* the build's pin, the wheel not asked for */
 	add_need(out, family, spec, dist, file, what, framework);
 }
 
@@ -421,7 +460,7 @@ static void read_metadata(const char *dist_dir, const char *site, struct host_ne
 		framework[fcap - 1] = 0;
 	for (at = meta; (at = header_line(at, line, sizeof(line)));)
 		if (strncmp(line, "Requires-Dist: ", 15) == 0)
-			requires_dist(line + 15, site, path, framework, out);
+			requires_dist(line + 15, site, path, name, framework, out);
 	if (strcasecmp(name, "jaxlib") == 0)
 		jaxlib_label(version, path, framework, out);
 	free(meta);

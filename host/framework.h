@@ -29,7 +29,10 @@ struct host_needs {
  * own library: torch/lib/libtorch_cuda.so, tensorflow/..., jaxlib/...,
  * onnxruntime/capi/..., cupy/...). False, with no needs, when lib_path is no
  * such library. Pins under a pip extra count only where the pinned
- * distribution is installed beside it (the extra was asked for). */
+ * distribution is installed beside it (the extra was asked for), except a
+ * JAX CUDA plugin's cuDNN pin of its "with-cuda" extra, which says its
+ * build (framework.c, build_extra_of): that one counts for any cuDNN, with
+ * no distribution named when the wheel is not there. */
 bool host_framework_needs(const char *lib_path, struct host_needs *out);
 /* The root host_framework_needs would give for lib_path, from the path's
  * words alone (nothing read): false where it would give false. */

@@ -233,6 +233,49 @@ START_TEST(test_jaxlib_onnxruntime_cupy_needs)
 }
 END_TEST
 
+/* A JAX CUDA plugin's "with-cuda" extra pins cuDNN at its build
+ * (jax_plugins/cuda/plugin_setup.py), and XLA holds any cuDNN to it:
+ * jax-ml/jax#24180, jax[cuda12-local] with a system cuDNN 9.0. That pin
+ * counts without the wheel (no distribution named then); the extra's other
+ * pins, and another framework's extras, still count only with theirs. */
+START_TEST(test_jax_plugin_cudnn_pin_counts_for_a_local_cudnn)
+{
+	const char *plugin = "sp/site-packages/jax_cuda12_plugin/xla_cuda_plugin.so";
+	struct host_needs n;
+
+	put_wheel("jax_cuda12_plugin-0.4.34.dist-info",
+		  "Metadata-Version: 2.1\nName: jax-cuda12-plugin\nVersion: 0.4.34\n"
+		  "Requires-Dist: jax-cuda12-pjrt==0.4.34\n"
+		  "Provides-Extra: with-cuda\n"
+		  "Requires-Dist: nvidia-cublas-cu12>=12.1.3.1; extra == \"with-cuda\"\n"
+		  "Requires-Dist: nvidia-cudnn-cu12<10.0,>=9.1; extra == \"with-cuda\"\n"
+		  "Requires-Dist: nvidia-nccl-cu12>=2.18.1; extra == \"with-cuda\"\n",
+		  "jax_cuda12_plugin/xla_cuda_plugin.so,,\n");
+	fx_touch(plugin);
+	ck_assert(host_framework_needs(fx_path(plugin), &n));
+	ck_assert_uint_eq(n.n, 1);
+	ck_assert_str_eq(need_of(&n, "cudnn")->spec, "<10.0,>=9.1");
+	ck_assert_str_eq(need_of(&n, "cudnn")->distribution, "");
+	ck_assert_str_eq(need_of(&n, "cudnn")->framework, "jax-cuda12-plugin 0.4.34");
+	ck_assert_int_eq(host_version_satisfies(need_of(&n, "cudnn")->spec, "9.0.0"), HOST_UNMET);
+	ck_assert_int_eq(host_version_satisfies(need_of(&n, "cudnn")->spec, "9.10.2"), HOST_MET);
+	host_needs_free(&n);
+	host_framework_cache_free();
+
+	/* jax[cuda12]: the wheels are there, every pin counts, named */
+	put_wheel("nvidia_cudnn_cu12-9.1.0.70.dist-info", "Name: nvidia-cudnn-cu12\nVersion: 9.1.0.70\n",
+		  "nvidia/cudnn/lib/libcudnn.so.9,,\n");
+	put_wheel("nvidia_nccl_cu12-2.21.5.dist-info", "Name: nvidia-nccl-cu12\nVersion: 2.21.5\n",
+		  "nvidia/nccl/lib/libnccl.so.2,,\n");
+	ck_assert(host_framework_needs(fx_path(plugin), &n));
+	ck_assert_str_eq(need_of(&n, "cudnn")->distribution, "nvidia-cudnn-cu12");
+	ck_assert_str_eq(need_of(&n, "nccl")->spec, ">=2.18.1");
+	ck_assert_ptr_null(need_of(&n, "cublas"));  /* nvidia-cublas-cu12 is not installed */
+	host_needs_free(&n);
+	host_framework_cache_free();
+}
+END_TEST
+
 START_TEST(test_not_a_framework)
 {
 	struct host_needs n;
@@ -342,6 +385,7 @@ Suite *framework_suite(void)
 	tcase_add_test(tc, test_tensorflow_needs);
 	tcase_add_test(tc, test_tensorflow_windows_build_info_says_nothing);
 	tcase_add_test(tc, test_jaxlib_onnxruntime_cupy_needs);
+	tcase_add_test(tc, test_jax_plugin_cudnn_pin_counts_for_a_local_cudnn);
 	tcase_add_test(tc, test_not_a_framework);
 	tcase_add_test(tc, test_facts_keep_bytes_that_are_not_utf8);
 	tcase_add_test(tc, test_facts_etc_preload_bytes);
