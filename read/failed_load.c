@@ -248,6 +248,29 @@ static void symbol_gaps(const struct gt_process *p, struct gt_host_facts *facts,
 	gt_facts_symbol_gaps(facts, &q, &fl->gaps, &fl->ngaps);
 }
 
+/* Did Python ask for this load: the interpreter (an import: python3.12,
+ * or libpython3.12.so where it is built shared) or ctypes
+ * (_ctypes.cpython-312-x86_64-linux-gnu.so)? Such a load is RTLD_NOW:
+ * ctypes always adds it, and import takes sys.getdlopenflags(), RTLD_NOW
+ * unless a program changes it; and Python never unloads what it loaded
+ * (an extension module stays, a ctypes handle is closed only through
+ * _ctypes.dlclose, which no framework calls). So a run of closes of such a
+ * load is the loader undoing it, and a reference its objects left unbound
+ * is why (pytorch's "undefined symbol: ncclCommRegister" on import,
+ * vllm-project/vllm#4195). */
+static bool requested_by_python(const char *requester)
+{
+	const char *base = requester ? strrchr(requester, '/') : NULL;
+
+	if (!base)
+		return false;
+	base++;
+	if (strncmp(base, "python", 6) == 0)
+		return base[6 + strspn(base + 6, "0123456789.")] == 0;
+	return (strncmp(base, "libpython", 9) == 0 && strstr(base, ".so")) ||
+	       (strncmp(base, "_ctypes.", 8) == 0 && strstr(base, ".so"));
+}
+
 /* Burst b, if the proof says its load failed. */
 static bool judge_burst(const struct gt_process *p, struct gt_host_facts *facts, unsigned long b,
 			struct gt_failed_load *fl)
@@ -268,7 +291,7 @@ static bool judge_burst(const struct gt_process *p, struct gt_host_facts *facts,
 			fl->missing = needed_not_found(p, facts, fl->objects[i].obj->path);
 		consumers[i] = fl->objects[i].obj->path ? fl->objects[i].obj->path : "";
 	}
-	symbol_gaps(p, facts, fl, consumers, fl->nobjects, false);
+	symbol_gaps(p, facts, fl, consumers, fl->nobjects, requested_by_python(fl->requester));
 	free(consumers);
 	if (fl->ngaps || fl->missing)
 		return true;

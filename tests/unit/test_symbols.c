@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "facts/facts.h"
 #include "facts/symbol_check.h"
@@ -280,6 +281,73 @@ START_TEST(test_rule_not_for_healthy_dlclose)
 }
 END_TEST
 
+/* vllm-project/vllm#4195: torch's libtorch_cuda.so needs ncclCommRegister
+ * (unversioned), and the NCCL its RPATH finds (2.18) lacks it; no copy on
+ * disk has it. The load and its undoing are a run of opens and closes. When
+ * Python asked for it (import, ctypes: RTLD_NOW, never unloaded) that is a
+ * failed load, and the symbol's prefix names libnccl.so.2; when another
+ * program asked, the closes may be a dlclose of a lazily bound library that
+ * loaded fine: no finding. The symbol is ncclCommRegisterSoon, which no
+ * NCCL has: the build VM's CUDA 13 NCCL (in ld.so.cache) defines
+ * ncclCommRegister, and a copy that has it makes the gap provable anyway. */
+static void diagnose_nccl_load(struct fx_diag *d, const char *requester)
+{
+	char open_fw[1024], open_nccl[1024];
+
+	snprintf(open_fw, sizeof(open_fw),
+		 "{'ev':'search','t_us':1,'tid':4242,'seq':1,'name':'$TMP/torch/lib/libtorch_cuda.so','requester':'%s'}",
+		 requester);
+	snprintf(open_nccl, sizeof(open_nccl), "%s",
+		 "{'ev':'open','t_us':2,'path':'$TMP/torch/lib/libtorch_cuda.so','ns':0,'search':1,"
+		 "'name':'$TMP/torch/lib/libtorch_cuda.so','rule':'absolute'}");
+	fx_diagnose(d, FX_HEADER, open_fw, open_nccl,
+		    TR_OPEN("$TMP/nvidia/nccl/lib/libnccl.so.2", 2, "libnccl.so.2", "rpath",
+			    "$TMP/torch/lib/libtorch_cuda.so"),
+		    TR_CLOSE("$TMP/torch/lib/libtorch_cuda.so"), TR_CLOSE("$TMP/nvidia/nccl/lib/libnccl.so.2"),
+		    FX_END, NULL);
+}
+
+START_TEST(test_python_load_undone_for_an_unversioned_symbol)
+{
+	static const char *const python_loaders[] = {
+		"/usr/bin/python3.10",
+		"/opt/conda/lib/libpython3.12.so.1.0",
+		"/usr/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so",
+	};
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char extra[4096];
+	size_t i;
+
+	build("nccl-2.19/libnccl.so.2", "libnccl.so.2",
+	      "int ncclGetVersion(void){return 0;} int ncclCommRegisterSoon(void){return 0;}\n", NULL, NULL);
+	build("nvidia/nccl/lib/libnccl.so.2", "libnccl.so.2", "int ncclGetVersion(void){return 0;}\n", NULL, NULL);
+	snprintf(extra, sizeof(extra), "%s -Wl,-rpath,%s", fx_path("nccl-2.19/libnccl.so.2"),
+		 fx_path("nvidia/nccl/lib"));
+	build("torch/lib/libtorch_cuda.so", "libtorch_cuda.so",
+	      "int ncclGetVersion(void); int ncclCommRegisterSoon(void);\n"
+	      "int torch_nccl(void) { return ncclGetVersion() + ncclCommRegisterSoon(); }\n", NULL, extra);
+	ck_assert_int_eq(unlink(fx_path("nccl-2.19/libnccl.so.2")), 0);  /* no good copy on disk */
+	for (i = 0; i < sizeof(python_loaders) / sizeof(python_loaders[0]); i++) {
+		diagnose_nccl_load(&d, python_loaders[i]);
+		f = fx_finding(&d, GT_F_MISSING_SYMBOL);
+		ck_assert_msg(f, "no missing-symbol when %s asked", python_loaders[i]);
+		ck_assert(f->severity == GT_SEV_ERROR);
+		ck_assert(strstr(f->summary, "ncclCommRegisterSoon"));
+		ck_assert(strstr(f->summary, fx_path("nvidia/nccl/lib/libnccl.so.2")));
+		ck_assert_uint_eq(d.model.nfailed, 1);
+		fx_free(&d);
+	}
+	diagnose_nccl_load(&d, "/opt/app/bin/server");
+	ck_assert_ptr_null(fx_finding(&d, GT_F_MISSING_SYMBOL));
+	ck_assert_uint_eq(d.model.nfailed, 0);
+	fx_free(&d);
+	diagnose_nccl_load(&d, "/opt/app/bin/python-helper");  /* not the interpreter */
+	ck_assert_ptr_null(fx_finding(&d, GT_F_MISSING_SYMBOL));
+	fx_free(&d);
+}
+END_TEST
+
 /* The layout's libraries under a folder whose name is Latin-1 ("caf\xe9"):
  * the facts keep the gap (its consumer and provider are paths there), live
  * and read back from the facts file. Before, json_pack refused the paths
@@ -388,6 +456,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_unversioned_gap_needs_a_copy_that_has_it);
 	tcase_add_test(tc, test_rule_missing_symbol_on_undone_load);
 	tcase_add_test(tc, test_rule_not_for_healthy_dlclose);
+	tcase_add_test(tc, test_python_load_undone_for_an_unversioned_symbol);
 	tcase_add_test(tc, test_facts_keep_a_gap_under_a_latin1_folder);
 	tcase_add_test(tc, test_facts_symbol_at_keeps_a_cut_name);
 	suite_add_tcase(s, tc);
