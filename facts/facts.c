@@ -650,10 +650,15 @@ static json_t *ask_fatbin(struct gt_host_facts *f, const void *path)
 		const struct host_fatbin_image *im = &fb->images[i];
 		char variant[2] = { im->variant, 0 };
 
-		json_array_append_new(a, json_pack("{s:b, s:i, s:s, s:b, s:I, s:I, s:I}", "ptx", im->ptx, "arch",
-						   im->arch, "variant", variant, "relocatable", im->relocatable,
-						   "entries", (json_int_t)im->entries, "compressed",
-						   (json_int_t)im->compressed, "bytes", (json_int_t)im->bytes));
+		json_t *e = json_pack("{s:b, s:i, s:s, s:b, s:I, s:I, s:I}", "ptx", im->ptx, "arch", im->arch,
+				      "variant", variant, "relocatable", im->relocatable, "entries",
+				      (json_int_t)im->entries, "compressed", (json_int_t)im->compressed, "bytes",
+				      (json_int_t)im->bytes);
+
+		/* absent in facts files written before it was read: unknown */
+		if (im->ptx_isa > 0)
+			json_object_set_new(e, "ptx_isa", json_integer(im->ptx_isa));
+		json_array_append_new(a, e);
 	}
 	o = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:b, s:b, s:o}", "has_device_code", fb->has_device_code,
 		      "containers", (json_int_t)fb->containers, "entries", (json_int_t)fb->entries,
@@ -696,6 +701,7 @@ static void decode_fatbin(const json_t *o, struct host_fatbin *out)
 		im->entries = (unsigned)uint_of(e, "entries");
 		im->compressed = (unsigned)uint_of(e, "compressed");
 		im->bytes = uint_of(e, "bytes");
+		im->ptx_isa = (int)(uint_of(e, "ptx_isa") < 1000 ? uint_of(e, "ptx_isa") : 0);
 	}
 	out->nimages = i;
 }

@@ -8,7 +8,10 @@
  *     header size (u16 @6), size of the entries that follow (u64 @8);
  *   then entries, each a header followed by its payload:
  *     kind (u16 @0: 1 PTX, 2 SASS cubin, 8 LTO IR), header size (u32 @4),
- *     payload size with padding (u64 @8), arch (u32 @28: 90 for sm_90),
+ *     payload size with padding (u64 @8), for PTX its ISA version (minor
+ *     u16 @24, major u16 @26: 9.0 from nvcc 13.0, 8.7 in libcusparse.so.12
+ *     of CUDA 12.8, 9.1 in cuDNN 9.19's engines; SASS entries hold 1.8
+ *     there, which is not read), arch (u32 @28: 90 for sm_90),
  *     flags (u64 @40: 0x2000 or 0x8000 compressed; 0x100000 an `a`
  *     arch-specific build; 0x200000 an `f` family build), and for a
  *     compressed entry its size uncompressed (u64 @56).
@@ -84,7 +87,7 @@ static int image_order(const void *a, const void *b)
 }
 
 static void add_image(struct host_fatbin *fb, bool ptx, int arch, char variant, bool relocatable,
-		      bool compressed, unsigned long long bytes)
+		      bool compressed, unsigned long long bytes, int ptx_isa)
 {
 	struct host_fatbin_image *im = NULL;
 	size_t i;
@@ -108,6 +111,8 @@ static void add_image(struct host_fatbin *fb, bool ptx, int arch, char variant, 
 	im->entries++;
 	im->compressed += compressed;
 	im->bytes += bytes;
+	if (ptx_isa > im->ptx_isa)
+		im->ptx_isa = ptx_isa;
 }
 
 /* False only for a cubin read whole whose sections are all known and none
@@ -144,6 +149,15 @@ static bool empty_cubin(int fd, unsigned long long at, uint64_t size)
 	return size <= sizeof(buf) && read_at(fd, at, buf, (size_t)size) && !cubin_has_code(buf, size);
 }
 
+/* A PTX entry's ISA version as major*10+minor (90 for 9.0); 0 when the
+ * fields make no version (minor 10 or more, major 0 or past 20). */
+static int ptx_isa_of(const unsigned char *h)
+{
+	uint16_t minor = le16(h + 24), major = le16(h + 26);
+
+	return major >= 1 && major <= 20 && minor <= 9 ? major * 10 + minor : 0;
+}
+
 static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool relocatable, int fd,
 		      unsigned long long payload)
 {
@@ -164,7 +178,7 @@ static void add_entry(struct host_fatbin *fb, const unsigned char *h, bool reloc
 		return;
 	}
 	add_image(fb, kind == ENTRY_KIND_PTX, (int)arch, variant, relocatable, compressed,
-		  compressed ? le64(h + 56) : le64(h + 8));
+		  compressed ? le64(h + 56) : le64(h + 8), kind == ENTRY_KIND_PTX ? ptx_isa_of(h) : 0);
 }
 
 /* The entries of one container, [start, end). False when a header is bad. */

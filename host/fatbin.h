@@ -17,6 +17,8 @@ struct host_fatbin_image {
 	unsigned entries;      /* how many entries of this kind */
 	unsigned compressed;   /* how many of them are compressed */
 	unsigned long long bytes; /* their payloads, uncompressed (what the driver gets) */
+	int ptx_isa;           /* PTX: the newest PTX ISA version of its entries, major*10+minor
+	                          (90 for 9.0, which nvcc 13.0 writes); 0 when unknown, and for SASS */
 };
 
 #define HOST_FATBIN_MAX_IMAGES 64

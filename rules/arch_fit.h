@@ -29,6 +29,17 @@ bool gt_image_runs_on(const struct host_fatbin_image *im, int major, int minor);
  * runs (the highest that fits), or NULL. */
 enum gt_fit gt_fatbin_fit(const struct host_fatbin *fb, int major, int minor,
 			  const struct host_fatbin_image **via);
+/* The CUDA release a PTX ISA version came with (host_fatbin_image.ptx_isa
+ * 87 -> 12080), as cuDriverGetVersion writes it: the oldest driver that
+ * compiles that PTX, whatever minor-version compatibility lets it run.
+ * -1 for a version the table does not know. */
+long gt_ptx_isa_cuda(int isa);
+/* When the device (major.minor) would run fb only through PTX and every such
+ * PTX image needs a newer CUDA than driver_cuda (13000), the CUDA the newest
+ * of them (the one gt_fatbin_fit names) needs: the driver answers 222 (cudaErrorUnsupportedPtxVersion,
+ * CUDA_ERROR_UNSUPPORTED_PTX_VERSION) for its kernels. Else -1. Call only
+ * where gt_fatbin_fit gave GT_FIT_JIT. */
+long gt_fatbin_ptx_too_new(const struct host_fatbin *fb, int major, int minor, long driver_cuda);
 /* "sm_90", "sm_90a", "compute_90", "90", "9.0" -> 9, 0. False for anything else. */
 bool gt_parse_arch(const char *s, int *major, int *minor);
 

@@ -1,6 +1,7 @@
 /* The driver's two halves, judged (see driver_stack.h). */
 #include "rules/driver_stack.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +62,29 @@ bool gt_system_lib_folder(const char *dir)
 		if (strcmp(dir, system[i]) == 0)
 			return true;
 	return false;
+}
+
+/* The newest CUDA each driver branch serves in full (the CUDA Toolkit release
+ * notes' minimum Linux driver of each release, by branch), newest first. */
+static const struct {
+	int branch;
+	long cuda;
+} driver_branches[] = {
+	{ 590, 13010 }, { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 560, 12060 },
+	{ 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
+	{ 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
+	{ 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 },
+	{ 440, 10020 }, { 418, 10010 }, { 410, 10000 }, { 396, 9020 }, { 387, 9010 }, { 384, 9000 },
+	{ 367, 8000 }, { 352, 7050 }, { 346, 7000 }, { 340, 6050 },
+};
+
+long gt_cuda_of_driver(const char *version)
+{
+	int branch = version && isdigit((unsigned char)version[0]) ? atoi(version) : 0;
+	size_t i;
+
+	for (i = 0; branch > 0 && i < sizeof(driver_branches) / sizeof(driver_branches[0]); i++)
+		if (branch >= driver_branches[i].branch)
+			return driver_branches[i].cuda;
+	return -1;
 }

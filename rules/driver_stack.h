@@ -21,4 +21,9 @@ const char *gt_driver_copy_problem(bool compat, const char *version, const char 
  * replaced by its package instead. */
 bool gt_system_lib_folder(const char *dir);
 
+/* The CUDA a driver of this version serves ("580.65.06" -> 13000, as
+ * cuDriverGetVersion says it), by its branch: for a process that never
+ * asked. -1 for no version, or a branch older than the table. */
+long gt_cuda_of_driver(const char *version);
+
 #endif

@@ -4,35 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rules/driver_stack.h"
 #include "rules/rules.h"
-
-/* The newest CUDA each driver branch serves in full (the CUDA Toolkit release
- * notes' minimum Linux driver of each release, by branch), newest first. */
-static const struct {
-	int branch;
-	long cuda;
-} driver_branches[] = {
-	{ 590, 13010 }, { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 560, 12060 },
-	{ 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
-	{ 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
-	{ 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 },
-	{ 440, 10020 }, { 418, 10010 }, { 410, 10000 }, { 396, 9020 }, { 387, 9010 }, { 384, 9000 },
-	{ 367, 8000 }, { 352, 7050 }, { 346, 7000 }, { 340, 6050 },
-};
-
-/* The CUDA a driver file serves, from its own version (libcuda.so.520.61.05):
- * for a process that never asked it (its version is not asked after exit()
- * began). -1 when the file says no version or the branch is older. */
-static long cuda_of_driver_file(const struct gt_lib *drv)
-{
-	int branch = gt_version_major(drv->version);
-	size_t i;
-
-	for (i = 0; branch > 0 && i < sizeof(driver_branches) / sizeof(driver_branches[0]); i++)
-		if (branch >= driver_branches[i].branch)
-			return driver_branches[i].cuda;
-	return -1;
-}
 
 /* "13.0.96" -> 13000, as cudaRuntimeGetVersion says it ("13", a wheel's
  * libcudart.so.13 with no package record: 13000); from the file's name,
@@ -64,7 +37,7 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 	 * not serve (a newer minor of the same major runs: minor version
 	 * compatibility). */
 	if (dv <= 0 && rv <= 0 && !gt_called_with(p, "cudaGetDeviceCount", 35)) {
-		dv = cuda_of_driver_file(drv);
+		dv = gt_cuda_of_driver(drv->version);
 		rv = cuda_of_runtime_file(rt);
 		if (!(dv > 0 && rv > 0 && dv / 1000 < rv / 1000))
 			return;

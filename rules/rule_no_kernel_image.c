@@ -2,6 +2,15 @@
  * can run: no SASS for its architecture and no PTX the driver could compile
  * for it. Its kernels fail with 209 (cudaErrorNoKernelImageForDevice,
  * CUDA_ERROR_NO_BINARY_FOR_GPU), and a 209 in the trace is caused by this.
+ * PTX the driver is too old to compile counts as none: where the device
+ * would run a file only through PTX and that PTX's ISA came with a newer
+ * CUDA than the driver serves (the PTX ISA version in each entry's header,
+ * host/fatbin.c), its kernels fail with 222 (cudaErrorUnsupportedPtxVersion,
+ * "the provided PTX was compiled with an unsupported toolchain"), also
+ * under minor-version compatibility, which runs a newer runtime of the
+ * same major but never compiles its newer PTX (NVIDIA/nvbandwidth#61:
+ * driver 580, CUDA 13.2; ComputationalRadiationPhysics/cuda_memtest#31:
+ * driver 460, built with CUDA 11.3).
  * Code that only runs through PTX (JIT) is an info line, for the program's
  * own kernels and for a library with at least JIT_WORTH_SAYING of PTX to
  * compile: a few kilobytes of PTX (libcufile's, which torch loads on every
@@ -14,9 +23,11 @@
 #include <string.h>
 
 #include "rules/arch_fit.h"
+#include "rules/driver_stack.h"
 #include "rules/rules.h"
 
 #define NO_KERNEL_IMAGE 209
+#define UNSUPPORTED_PTX 222  /* the runtime's and the driver API's alike */
 #define MAX_JUDGED 512
 #define JIT_WORTH_SAYING (1ull << 20)
 
@@ -25,6 +36,7 @@ struct judged {
 	const struct host_fatbin *fb;
 	enum gt_fit fit;
 	const struct host_fatbin_image *via;
+	long ptx_needs;  /* fit none for PTX too new: the CUDA it needs, else 0 */
 };
 
 struct device_cc {
@@ -55,24 +67,51 @@ static bool device_of(const struct gt_process *p, struct device_cc *d)
 	return false;
 }
 
-/* The first call that answered 209: a written call line, else a total. */
-static bool no_image_call(const struct gt_process *p, const char **fn, const char **status_name)
+/* The failed call: the first that answered 209 or 222, a written call
+ * line, else a total. */
+struct failed_call {
+	const char *fn, *status_name;
+	long status;  /* 0: none */
+};
+
+static bool no_image_status(long status)
+{
+	return status == NO_KERNEL_IMAGE || status == UNSUPPORTED_PTX;
+}
+
+static bool no_image_call(const struct gt_process *p, struct failed_call *c)
 {
 	size_t i;
 
 	for (i = 0; i < p->ncalls; i++)
-		if (p->calls[i].status == NO_KERNEL_IMAGE) {
-			*fn = p->calls[i].fn;
-			*status_name = p->calls[i].status_name;
+		if (no_image_status(p->calls[i].status)) {
+			c->fn = p->calls[i].fn;
+			c->status_name = p->calls[i].status_name;
+			c->status = p->calls[i].status;
 			return true;
 		}
 	for (i = 0; i < p->ntotals; i++)
-		if (p->totals[i].status == NO_KERNEL_IMAGE) {
-			*fn = p->totals[i].fn;
-			*status_name = p->totals[i].status_name;
+		if (no_image_status(p->totals[i].status)) {
+			c->fn = p->totals[i].fn;
+			c->status_name = p->totals[i].status_name;
+			c->status = p->totals[i].status;
 			return true;
 		}
 	return false;
+}
+
+/* The CUDA the driver serves: as the program asked it, else from the
+ * driver file's branch (a stub serves nothing). -1 when unknown. */
+static long driver_cuda_of(const struct gt_proc_model *m)
+{
+	const struct gt_lib *drv = gt_model_find(m, "cuda");
+	long long v = gt_version_answer(m->proc, "cuDriverGetVersion");
+
+	if (v <= 0)
+		v = gt_version_answer(m->proc, "cudaDriverGetVersion");
+	if (v > 0)
+		return (long)v;
+	return drv && !strstr(drv->obj->path, "/stubs/") ? gt_cuda_of_driver(drv->version) : -1;
 }
 
 static bool seen_before(const struct judged *v, size_t n, const char *path)
@@ -92,8 +131,10 @@ static bool jit_costs(const struct gt_object *o, const struct host_fatbin_image 
 	return o->main || (via && via->bytes >= JIT_WORTH_SAYING);
 }
 
-/* The loaded files with device code, each judged against the device (when known). */
-static size_t judge_objects(const struct gt_proc_model *m, const struct device_cc *d, struct judged *v)
+/* The loaded files with device code, each judged against the device (when
+ * known) and the driver (whose CUDA is driver_cuda, or -1). */
+static size_t judge_objects(const struct gt_proc_model *m, const struct device_cc *d, long driver_cuda,
+			    struct judged *v)
 {
 	const struct gt_process *p = m->proc;
 	char err[256];
@@ -112,7 +153,13 @@ static size_t judge_objects(const struct gt_proc_model *m, const struct device_c
 		v[n].obj = o;
 		v[n].fb = fb;
 		v[n].via = NULL;
+		v[n].ptx_needs = 0;
 		v[n].fit = d ? gt_fatbin_fit(fb, d->major, d->minor, &v[n].via) : GT_FIT_NONE;
+		if (v[n].fit == GT_FIT_JIT &&
+		    (v[n].ptx_needs = gt_fatbin_ptx_too_new(fb, d->major, d->minor, driver_cuda)) > 0)
+			v[n].fit = GT_FIT_NONE;
+		else
+			v[n].ptx_needs = 0;
 		if (v[n].fit == GT_FIT_JIT && !jit_costs(o, v[n].via))
 			continue;
 		if (v[n].fit != GT_FIT_NO_CODE)
@@ -121,16 +168,25 @@ static size_t judge_objects(const struct gt_proc_model *m, const struct device_c
 	return n;
 }
 
-static json_t *evidence_file(struct gt_finding *f, const struct judged *j, const char *what_for)
+static json_t *evidence_file(struct gt_finding *f, const struct judged *j, const char *what_for,
+			     long driver_cuda)
 {
-	char list[1024], via[32] = "";
+	char list[1024], via[32] = "", needs[16], serves[16];
 	json_t *e, *arr = json_array();
 	size_t i;
 
 	host_fatbin_list(j->fb, list, sizeof(list));
 	if (j->via)
 		host_fatbin_image_name(j->via, via, sizeof(via));
-	if (j->fit == GT_FIT_JIT)
+	if (j->ptx_needs > 0) {
+		gt_format_cudart_version(j->ptx_needs, needs, sizeof(needs));
+		gt_format_cudart_version(driver_cuda, serves, sizeof(serves));
+		e = gt_evidence_add(f, "%s carries %s: no SASS for %s, and its PTX %s is PTX ISA %d.%d, from CUDA "
+				    "%s, which a driver of CUDA %s cannot compile", j->obj->path, list, what_for, via,
+				    j->via->ptx_isa / 10, j->via->ptx_isa % 10, needs, serves);
+		gt_evidence_int(e, "ptx_isa", j->via->ptx_isa);
+		gt_evidence_str(e, "ptx_needs_cuda", needs);
+	} else if (j->fit == GT_FIT_JIT)
 		e = gt_evidence_add(f, "%s carries %s: no SASS for %s, PTX %s is compiled at start-up",
 				    j->obj->path, list, what_for, via);
 	else
@@ -144,7 +200,7 @@ static json_t *evidence_file(struct gt_finding *f, const struct judged *j, const
 	}
 	json_object_set_new(e, "carries", arr);
 	gt_evidence_str(e, "fit", j->fit == GT_FIT_JIT ? "jit" : "none");
-	if (via[0])
+	if (via[0] && (j->fit == GT_FIT_JIT || j->ptx_needs > 0))
 		gt_evidence_str(e, "via", via);
 	if (j->fit == GT_FIT_JIT && j->via)
 		gt_evidence_int(e, "ptx_bytes", (long long)j->via->bytes);
@@ -165,14 +221,28 @@ static void evidence_device(struct gt_finding *f, const struct device_cc *d)
 	gt_evidence_str(e, "compute_capability", cc);
 }
 
-static void evidence_call(struct gt_finding *f, const char *fn, const char *status_name)
+static void evidence_call(struct gt_finding *f, const struct failed_call *c)
 {
-	json_t *e = gt_evidence_add(f, "%s returned 209 %s: caused by this", fn,
-				    status_name ? status_name : "");
+	json_t *e = gt_evidence_add(f, "%s returned %ld %s: caused by this", c->fn, c->status,
+				    c->status_name ? c->status_name : "");
 
-	gt_evidence_str(e, "fn", fn);
-	gt_evidence_int(e, "status", NO_KERNEL_IMAGE);
-	gt_evidence_str(e, "status_name", status_name);
+	gt_evidence_str(e, "fn", c->fn);
+	gt_evidence_int(e, "status", c->status);
+	gt_evidence_str(e, "status_name", c->status_name);
+}
+
+static void evidence_driver(struct gt_finding *f, const struct gt_proc_model *m, long driver_cuda)
+{
+	const struct gt_lib *drv = gt_model_find(m, "cuda");
+	char serves[16];
+	json_t *e;
+
+	gt_format_cudart_version(driver_cuda, serves, sizeof(serves));
+	e = gt_evidence_add(f, "the driver%s%s serves CUDA %s: it compiles PTX of that CUDA or older", drv ? " " : "",
+			    drv ? drv->obj->path : "", serves);
+	if (drv)
+		gt_evidence_lib(e, drv);
+	gt_evidence_str(e, "cuda_version", serves);
 }
 
 static size_t names_of(const struct judged *v, size_t n, enum gt_fit fit, char *out, size_t cap)
@@ -195,22 +265,83 @@ static size_t names_of(const struct judged *v, size_t n, enum gt_fit fit, char *
 	return count;
 }
 
-static void report_known_device(const struct gt_proc_model *m, const struct device_cc *d,
-				struct judged *v, size_t n, bool failed_209, const char *fn,
-				const char *status_name, struct gt_findings *out)
+/* The newest CUDA any file's PTX needs, and how many files need one. */
+static size_t too_new_of(const struct judged *v, size_t n, long *need)
 {
-	char fix[1024], names[1024], what_for[16];
-	size_t none = names_of(v, n, GT_FIT_NONE, names, sizeof(names)), jit, i;
+	size_t i, count = 0;
+
+	*need = 0;
+	for (i = 0; i < n; i++)
+		if (v[i].ptx_needs > 0) {
+			count++;
+			if (v[i].ptx_needs > *need)
+				*need = v[i].ptx_needs;
+		}
+	return count;
+}
+
+/* A 222 that no loaded file's PTX explains: the PTX was made at run time
+ * (NVRTC, Triton, a program's own PTX text), which no file shows; or, where
+ * the device is not known (files_judged false), files were not judged. That
+ * the driver is too old for that PTX is what 222 says. */
+static void report_runtime_ptx(const struct gt_proc_model *m, const struct failed_call *c, long driver_cuda,
+			       bool files_judged, struct gt_findings *out)
+{
+	char serves[16] = "?";
 	struct gt_finding *f;
 
+	if (driver_cuda > 0)
+		gt_format_cudart_version(driver_cuda, serves, sizeof(serves));
+	f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, GT_SEV_ERROR, m,
+			   "Upgrade the NVIDIA driver to the CUDA of the toolchain that made the PTX (the "
+			   "NVRTC or compiler the program uses), or make that toolchain write PTX for the "
+			   "driver's CUDA (an older NVRTC, or the compiler's PTX version option).",
+			   "CUDA error 222: the driver (CUDA %s) cannot compile PTX made by a newer toolchain; %s",
+			   serves, files_judged ? "no loaded file carries such PTX, so it was made at run time"
+					        : "which file's is not known (the trace does not say which device: "
+						  "the program never asked for its properties)");
+	evidence_call(f, c);
+	if (driver_cuda > 0)
+		evidence_driver(f, m, driver_cuda);
+}
+
+static void report_known_device(const struct gt_proc_model *m, const struct device_cc *d,
+				struct judged *v, size_t n, const struct failed_call *c, long driver_cuda,
+				struct gt_findings *out)
+{
+	char fix[1024], names[1024], what_for[16], needs[16], serves[16], more[160] = "";
+	size_t none = names_of(v, n, GT_FIT_NONE, names, sizeof(names)), jit, i, too_new;
+	long need;
+	bool failed;
+	struct gt_finding *f;
+
+	too_new = too_new_of(v, n, &need);
+	/* a 209 is any file's; a 222 only a file whose PTX is too new */
+	failed = c->status == NO_KERNEL_IMAGE || (c->status == UNSUPPORTED_PTX && too_new);
 	snprintf(what_for, sizeof(what_for), "sm_%d%d", d->major, d->minor);
+	if (c->status == UNSUPPORTED_PTX && !too_new)
+		report_runtime_ptx(m, c, driver_cuda, true, out);
 	if (none) {
-		snprintf(fix, sizeof(fix), fix_text, d->major, d->minor, d->major, d->minor, d->major, d->minor,
-			 d->major, d->minor);
-		f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, failed_209 ? GT_SEV_ERROR : GT_SEV_WARNING, m, fix,
-				   "%sno kernel image for %s (compute %d.%d%s%s) in %zu loaded file%s: %s",
-				   failed_209 ? "CUDA error 209: " : "", what_for, d->major, d->minor,
-				   d->name ? ", " : "", d->name ? d->name : "", none, none == 1 ? "" : "s", names);
+		if (too_new) {
+			gt_format_cudart_version(need, needs, sizeof(needs));
+			gt_format_cudart_version(driver_cuda, serves, sizeof(serves));
+			snprintf(more, sizeof(more), "; the driver (CUDA %s) cannot compile the PTX of %zu of them "
+				 "(PTX of CUDA %s)", serves, too_new, needs);
+		}
+		if (too_new == none)
+			snprintf(fix, sizeof(fix),
+				 "Upgrade the NVIDIA driver to one of CUDA %s or newer: a driver compiles the PTX of "
+				 "its own CUDA or older, and minor-version compatibility, which runs a newer CUDA "
+				 "runtime of the same major, does not extend to PTX. Or install a build of these "
+				 "files with SASS for %s, or made with CUDA %s or older.", needs, what_for, serves);
+		else
+			snprintf(fix, sizeof(fix), fix_text, d->major, d->minor, d->major, d->minor, d->major,
+				 d->minor, d->major, d->minor);
+		f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, failed ? GT_SEV_ERROR : GT_SEV_WARNING, m, fix,
+				   "%sno kernel image for %s (compute %d.%d%s%s) in %zu loaded file%s: %s%s",
+				   !failed ? "" : c->status == NO_KERNEL_IMAGE ? "CUDA error 209: " : "CUDA error 222: ",
+				   what_for, d->major, d->minor, d->name ? ", " : "", d->name ? d->name : "", none,
+				   none == 1 ? "" : "s", names, more);
 	} else {
 		jit = names_of(v, n, GT_FIT_JIT, names, sizeof(names));
 		if (!jit)
@@ -226,17 +357,19 @@ static void report_known_device(const struct gt_proc_model *m, const struct devi
 				   "(JIT): %s", what_for, d->major, d->minor, jit, jit == 1 ? "" : "s", names);
 	}
 	evidence_device(f, d);
-	if (failed_209)
-		evidence_call(f, fn, status_name);
+	if (too_new)
+		evidence_driver(f, m, driver_cuda);
+	if (failed)
+		evidence_call(f, c);
 	for (i = 0; i < n; i++)
 		if (v[i].fit == GT_FIT_NONE || v[i].fit == GT_FIT_JIT)
-			evidence_file(f, &v[i], what_for);
+			evidence_file(f, &v[i], what_for, driver_cuda);
 }
 
 /* A 209 from a process that never said what its device is: the files'
  * architectures are the evidence, the device's must be looked up. */
-static void report_unknown_device(const struct gt_proc_model *m, struct judged *v, size_t n, const char *fn,
-				  const char *status_name, struct gt_findings *out)
+static void report_unknown_device(const struct gt_proc_model *m, struct judged *v, size_t n,
+				  const struct failed_call *c, struct gt_findings *out)
 {
 	struct gt_finding *f;
 	size_t i;
@@ -246,8 +379,8 @@ static void report_unknown_device(const struct gt_proc_model *m, struct judged *
 			   "gputrace doctor) and install a build that carries it: for PyTorch, the wheel of a "
 			   "newer CUDA, or TORCH_CUDA_ARCH_LIST when building from source.",
 			   "CUDA error 209: no kernel image for this device in %s (the trace does not say which "
-			   "device: the program never asked for its properties)", gt_base_name(fn));
-	evidence_call(f, fn, status_name);
+			   "device: the program never asked for its properties)", gt_base_name(c->fn));
+	evidence_call(f, c);
 	for (i = 0; i < n && i < 16; i++) {
 		char list[1024];
 		json_t *e;
@@ -262,16 +395,19 @@ void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out
 {
 	static struct judged v[MAX_JUDGED];
 	const struct gt_process *p = m->proc;
-	const char *fn = NULL, *status_name = NULL;
+	struct failed_call c = { NULL, NULL, 0 };
 	struct device_cc d = { 0, 0, NULL };
-	bool known = device_of(p, &d), failed_209 = no_image_call(p, &fn, &status_name);
+	bool known = device_of(p, &d), failed = no_image_call(p, &c);
+	long driver_cuda = driver_cuda_of(m);
 	size_t n;
 
-	if (!known && !failed_209)
+	if (!known && !failed)
 		return;
-	n = judge_objects(m, known ? &d : NULL, v);
+	n = judge_objects(m, known ? &d : NULL, driver_cuda, v);
 	if (known)
-		report_known_device(m, &d, v, n, failed_209, fn, status_name, out);
+		report_known_device(m, &d, v, n, &c, driver_cuda, out);
+	else if (c.status == UNSUPPORTED_PTX)
+		report_runtime_ptx(m, &c, driver_cuda, false, out);
 	else
-		report_unknown_device(m, v, n, fn, status_name, out);
+		report_unknown_device(m, v, n, &c, out);
 }

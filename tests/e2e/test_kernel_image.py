@@ -5,7 +5,10 @@ program's own cudaGetDeviceProperties / cudaDeviceGetAttribute calls; the
 fat binary is read from the program file itself."""
 import json
 import os
+import shutil
+import struct
 import subprocess
+import tempfile
 import unittest
 
 from tests.e2e.gtlib import FIX, GPUTRACE, cleanup, run_traced
@@ -77,6 +80,68 @@ class KernelImage(unittest.TestCase):
         (f,) = findings(doc, "no-kernel-image")
         self.assertEqual(f["severity"], "warning")
         cleanup(r)
+
+    def test_222_ptx_of_a_newer_cuda_than_the_driver(self):
+        # NVIDIA/nvbandwidth#61: driver 580 (CUDA 13.0), a program built with
+        # CUDA 13.2 whose kernels run on the H100 only through PTX: every
+        # launch answers 222 "the provided PTX was compiled with an
+        # unsupported toolchain" (minor-version compatibility runs the 13.2
+        # runtime, never its PTX). nvcc here is 13.0, so the program's PTX
+        # entries are given the header of PTX ISA 9.2 (CUDA 13.2); the fake
+        # driver is libcuda.so.580.65.06.
+        d = tempfile.mkdtemp(prefix="gt-ptx-")
+        prog = os.path.join(d, "launch_sm80_ptx92")
+        shutil.copy(SM80_PTX, prog)
+        self.assertEqual(set_ptx_isa(prog, 9, 2), 1)
+        r = run_traced([prog], env=device_env("9.0", 222), opts=["-q"])
+        self.assertEqual(r.proc.returncode, 1)
+        (t,) = r.traces
+        self.assertTrue(any(c.get("status") == 222 for c in t.events("call")))
+        rc, doc = report_json(r.outdir)
+        self.assertEqual(rc, 1)
+        (f,) = findings(doc, "no-kernel-image")
+        self.assertEqual(f["severity"], "error")
+        self.assertIn("CUDA error 222", f["summary"])
+        self.assertIn("the driver (CUDA 13.0) cannot compile the PTX of 1 of them (PTX of CUDA 13.2)", f["summary"])
+        (e,) = [e for e in f["evidence"] if e.get("path") == prog]
+        self.assertEqual((e["fit"], e["via"], e["ptx_isa"], e["ptx_needs_cuda"]), ("none", "compute_80", 92, "13.2"))
+        self.assertIn("Upgrade the NVIDIA driver to one of CUDA 13.2", f["fix"])
+        cleanup(r)
+        # the same program as nvcc 13.0 made it (PTX ISA 9.0): the driver
+        # compiles it, only the info line
+        shutil.copy(SM80_PTX, prog)
+        r = run_traced([prog], env=device_env("9.0"), opts=["-q"])
+        rc, doc = report_json(r.outdir)
+        self.assertEqual(rc, 0)
+        self.assertEqual([f["severity"] for f in findings(doc, "no-kernel-image")], ["info"])
+        cleanup(r)
+        shutil.rmtree(d)
+
+
+def set_ptx_isa(path, major, minor):
+    """Writes major.minor as the PTX ISA version of every PTX entry of the
+    file's fat binaries (entry header: kind u16 @0, header size u32 @4,
+    payload size u64 @8, minor u16 @24, major u16 @26; host/fatbin.c).
+    Returns how many entries it changed."""
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        changed, at = 0, 0
+        while True:
+            at = data.find(struct.pack("<I", 0xBA55ED50), at)
+            if at < 0:
+                break
+            hsize, size = struct.unpack_from("<HQ", data, at + 6)
+            entry, end = at + hsize, at + hsize + size
+            while entry + 64 <= end:
+                kind, ehsize, payload = struct.unpack_from("<HxxIQ", data, entry)
+                if kind == 1:
+                    struct.pack_into("<HH", data, entry + 24, minor, major)
+                    changed += 1
+                entry += ehsize + payload
+            at = max(at + 4, end)
+        f.seek(0)
+        f.write(data)
+    return changed
 
 
 if __name__ == "__main__":

@@ -233,6 +233,65 @@ START_TEST(test_ptx_bytes)
 }
 END_TEST
 
+/* A PTX entry's header holds its PTX ISA version (minor u16 @24, major u16
+ * @26: nvcc 13.0 writes 9.0, cuDNN 9.19's engines carry 9.1); the newest of
+ * an image's entries is kept. SASS entries hold 1.8 there: not a PTX ISA. */
+START_TEST(test_ptx_isa_version)
+{
+	const struct host_fatbin *real = read_fixture("ptx80_uncompressed.o");
+	unsigned char buf[512] = { 0 };
+	unsigned short v87[2] = { 7, 8 }, v91[2] = { 1, 9 }, sass18[2] = { 8, 1 };
+	struct host_fatbin fb;
+	size_t n;
+	FILE *f;
+
+	if (real) {  /* nvcc 13.0's own */
+		ck_assert(real->images[0].ptx);
+		ck_assert_int_eq(real->images[0].ptx_isa, 90);
+	}
+	real = read_fixture("sm80_sm90_ptx90.o");
+	if (real) {  /* a compressed PTX entry's header says it too; SASS has none */
+		ck_assert(!real->images[0].ptx && real->images[0].ptx_isa == 0);
+		ck_assert(real->images[2].ptx && real->images[2].ptx_isa == 90);
+	}
+	n = put_container(buf, 1, 80, 8, 64 + 8);
+	memcpy(buf + 16 + 24, v87, 4);
+	n += put_container(buf + n, 1, 80, 8, 64 + 8);
+	memcpy(buf + (16 + 64 + 8) + 16 + 24, v91, 4);
+	n += put_container(buf + n, 2, 90, 8, 64 + 8);
+	memcpy(buf + 2 * (16 + 64 + 8) + 16 + 24, sass18, 4);
+	fx_put("isa.bin", (const char *)buf, n);
+	f = fopen(fx_path("isa.bin"), "rb");
+	memset(&fb, 0, sizeof(fb));
+	host_fatbin_read_section(fileno(f), 0, n, false, &fb);
+	fclose(f);
+	ck_assert_uint_eq(fb.nimages, 2);  /* in reading order: sorted by host_fatbin_of */
+	ck_assert(fb.images[0].ptx && fb.images[0].entries == 2);
+	ck_assert_int_eq(fb.images[0].ptx_isa, 91);
+	ck_assert(!fb.images[1].ptx && fb.images[1].ptx_isa == 0);
+}
+END_TEST
+
+/* The PTX ISA release history: the CUDA each version came with. */
+START_TEST(test_ptx_isa_cuda)
+{
+	ck_assert_int_eq(gt_ptx_isa_cuda(63), 10000);
+	ck_assert_int_eq(gt_ptx_isa_cuda(65), 10020);
+	ck_assert_int_eq(gt_ptx_isa_cuda(73), 11030);  /* cuda_memtest#31's CUDA 11.3 */
+	ck_assert_int_eq(gt_ptx_isa_cuda(78), 11080);
+	ck_assert_int_eq(gt_ptx_isa_cuda(85), 12050);
+	ck_assert_int_eq(gt_ptx_isa_cuda(86), 12070);
+	ck_assert_int_eq(gt_ptx_isa_cuda(88), 12090);
+	ck_assert_int_eq(gt_ptx_isa_cuda(90), 13000);
+	ck_assert_int_eq(gt_ptx_isa_cuda(91), 13010);
+	ck_assert_int_eq(gt_ptx_isa_cuda(92), 13020);  /* nvbandwidth#61's CUDA 13.2 */
+	ck_assert_int_eq(gt_ptx_isa_cuda(95), 13050);
+	ck_assert_int_eq(gt_ptx_isa_cuda(0), -1);
+	ck_assert_int_eq(gt_ptx_isa_cuda(79), -1);
+	ck_assert_int_eq(gt_ptx_isa_cuda(96), -1);  /* not known yet */
+}
+END_TEST
+
 static struct host_fatbin_image image(bool ptx, int arch, char variant)
 {
 	struct host_fatbin_image im = { .ptx = ptx, .arch = arch, .variant = variant };
@@ -276,6 +335,33 @@ START_TEST(test_fit_prefers_sass_and_skips_relocatable)
 	ck_assert_ptr_null(via);
 	fb.images[0].relocatable = fb.images[2].relocatable = true;  /* only relocatable: counted */
 	ck_assert_int_eq(gt_fatbin_fit(&fb, 9, 0, &via), GT_FIT_SASS);
+}
+END_TEST
+
+/* Only when every PTX image the device would compile is too new for the
+ * driver: one that compiles, or one of unknown ISA, says nothing. */
+START_TEST(test_ptx_too_new_for_the_driver)
+{
+	struct host_fatbin fb = { 0 };
+
+	/* sorted as host_fatbin_of sorts: SASS first, then by arch */
+	fb.images[0] = image(false, 90, 0);
+	fb.images[1] = image(true, 80, 0);
+	fb.images[1].ptx_isa = 90;
+	fb.nimages = 2;
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, 12080), 13000);  /* sm_86 on driver 570 */
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, 13000), -1);     /* driver 580 */
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, -1), -1);        /* driver unknown */
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 7, 5, 12080), -1);     /* no PTX for 7.5 */
+	fb.images[2] = fb.images[1];
+	fb.images[1] = image(true, 75, 0);
+	fb.images[1].ptx_isa = 85;
+	fb.nimages = 3;
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, 12080), -1);     /* compute_75 compiles */
+	fb.images[1].ptx_isa = 0;
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, 12080), -1);     /* unknown ISA */
+	fb.images[1].ptx_isa = 88;
+	ck_assert_int_eq(gt_fatbin_ptx_too_new(&fb, 8, 6, 12080), 13000);  /* both too new: the newest's */
 }
 END_TEST
 
@@ -436,6 +522,77 @@ START_TEST(test_rule_large_ptx_in_a_library_is_info)
 }
 END_TEST
 
+#define CALL_222 "{'ev':'call','t_us':1700000000000200,'tid':4242,'fn':'__cudaLaunchKernel','status':222," \
+		 "'status_name':'cudaErrorUnsupportedPtxVersion','lib':'/usr/lib/libcudart.so.13'}"
+#define DRIVER_IS(v) "{'ev':'version','t_us':1700000000000150,'lib':'/usr/lib/libcuda.so.1','fn':'cuDriverGetVersion'," \
+		     "'status':0,'value':" #v "}"
+
+/* NVIDIA/nvbandwidth#61, ComputationalRadiationPhysics/cuda_memtest#31: a
+ * program whose only code for the GPU is PTX of a newer CUDA than the
+ * driver's (nvcc 13.0's PTX ISA 9.0 on a driver of CUDA 12.8): its kernels
+ * answer 222. The file is named, with the driver's CUDA and the PTX's. */
+START_TEST(test_rule_222_ptx_too_new_for_the_driver)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("ptx80_uncompressed.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, DRIVER_IS(12080), CALL_222, FX_END, NULL);
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
+	ck_assert_msg(strstr(f->summary, "CUDA error 222: ") && strstr(f->summary, "prog (compute_80)") &&
+			      strstr(f->summary, "driver (CUDA 12.8) cannot compile the PTX of 1 of them (PTX of CUDA 13.0)"),
+		      "%s", f->summary);
+	ck_assert(fx_evidence_has(f, "fit", "none") && fx_evidence_has(f, "via", "compute_80"));
+	ck_assert(fx_evidence_has(f, "ptx_needs_cuda", "13.0"));
+	ck_assert(fx_evidence_has(f, "cuda_version", "12.8"));
+	ck_assert(fx_evidence_has(f, "status_name", "cudaErrorUnsupportedPtxVersion"));
+	ck_assert_msg(strstr(f->fix, "Upgrade the NVIDIA driver to one of CUDA 13.0") && strstr(f->fix, "SASS for sm_90"),
+		      "%s", f->fix);
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 1);
+	fx_free(&d);
+
+	/* no launch yet: the same files are a warning */
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, DRIVER_IS(12080), FX_END, NULL);
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_WARNING);
+	fx_free(&d);
+
+	/* healthy: a driver of CUDA 13.0 compiles it (the info line, as before) */
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, DRIVER_IS(13000), FX_END, NULL);
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_INFO);
+	ck_assert(fx_evidence_has(f, "fit", "jit"));
+	fx_free(&d);
+}
+END_TEST
+
+/* A 222 with SASS for the device in every file: the PTX came from no file
+ * (NVRTC, Triton): said so, with no file blamed. */
+START_TEST(test_rule_222_from_run_time_ptx)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	if (!copy_fixture("sm80_sm90_ptx90.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, DRIVER_IS(12080), CALL_222, FX_END, NULL);
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
+	ck_assert_msg(strstr(f->summary, "CUDA error 222: the driver (CUDA 12.8) cannot compile PTX") &&
+			      strstr(f->summary, "made at run time"), "%s", f->summary);
+	ck_assert(!strstr(f->summary, "prog"));
+	ck_assert(fx_evidence_has(f, "fn", "__cudaLaunchKernel"));
+	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 1);
+	fx_free(&d);
+}
+END_TEST
+
 START_TEST(test_rule_209_without_device)
 {
 	struct fx_diag d;
@@ -484,6 +641,11 @@ Suite *fatbin_suite(void)
 	tcase_add_test(tc, test_compatibility_rules);
 	tcase_add_test(tc, test_fit_prefers_sass_and_skips_relocatable);
 	tcase_add_test(tc, test_parse_arch);
+	tcase_add_test(tc, test_ptx_isa_version);
+	tcase_add_test(tc, test_ptx_isa_cuda);
+	tcase_add_test(tc, test_ptx_too_new_for_the_driver);
+	tcase_add_test(tc, test_rule_222_ptx_too_new_for_the_driver);
+	tcase_add_test(tc, test_rule_222_from_run_time_ptx);
 	tcase_add_test(tc, test_rule_209_names_the_file_and_the_device);
 	tcase_add_test(tc, test_rule_matching_sass_is_silent);
 	tcase_add_test(tc, test_rule_without_a_209_is_a_warning);
