@@ -128,3 +128,17 @@ long gt_fatbin_ptx_too_new(const struct host_fatbin *fb, int major, int minor, l
 	}
 	return need;
 }
+
+bool gt_fatbin_ptx_known(const struct host_fatbin *fb, int major, int minor)
+{
+	size_t i;
+
+	for (i = 0; i < fb->nimages; i++) {
+		const struct host_fatbin_image *im = &fb->images[i];
+
+		if (im->ptx && counted(fb, im) && gt_image_runs_on(im, major, minor) &&
+		    gt_ptx_isa_cuda(im->ptx_isa) < 0)
+			return false;
+	}
+	return true;
+}

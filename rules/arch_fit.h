@@ -40,6 +40,9 @@ long gt_ptx_isa_cuda(int isa);
  * CUDA_ERROR_UNSUPPORTED_PTX_VERSION) for its kernels. Else -1. Call only
  * where gt_fatbin_fit gave GT_FIT_JIT. */
 long gt_fatbin_ptx_too_new(const struct host_fatbin *fb, int major, int minor, long driver_cuda);
+/* Does every PTX image the device would compile say a PTX ISA version the
+ * table knows? */
+bool gt_fatbin_ptx_known(const struct host_fatbin *fb, int major, int minor);
 /* "sm_90", "sm_90a", "compute_90", "90", "9.0" -> 9, 0. False for anything else. */
 bool gt_parse_arch(const char *s, int *major, int *minor);
 

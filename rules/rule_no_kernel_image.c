@@ -132,9 +132,11 @@ static bool jit_costs(const struct gt_object *o, const struct host_fatbin_image 
 }
 
 /* The loaded files with device code, each judged against the device (when
- * known) and the driver (whose CUDA is driver_cuda, or -1). */
+ * known) and the driver (whose CUDA is driver_cuda, or -1). *unjudged: the
+ * files the device runs through PTX that could not be held to the driver
+ * (its CUDA or a PTX version not known). */
 static size_t judge_objects(const struct gt_proc_model *m, const struct device_cc *d, long driver_cuda,
-			    struct judged *v)
+			    struct judged *v, size_t *unjudged)
 {
 	const struct gt_process *p = m->proc;
 	char err[256];
@@ -160,6 +162,8 @@ static size_t judge_objects(const struct gt_proc_model *m, const struct device_c
 			v[n].fit = GT_FIT_NONE;
 		else
 			v[n].ptx_needs = 0;
+		if (v[n].fit == GT_FIT_JIT && (driver_cuda <= 0 || !gt_fatbin_ptx_known(fb, d->major, d->minor)))
+			(*unjudged)++;
 		if (v[n].fit == GT_FIT_JIT && !jit_costs(o, v[n].via))
 			continue;
 		if (v[n].fit != GT_FIT_NO_CODE)
@@ -281,33 +285,36 @@ static size_t too_new_of(const struct judged *v, size_t n, long *need)
 }
 
 /* A 222 that no loaded file's PTX explains: the PTX was made at run time
- * (NVRTC, Triton, a program's own PTX text), which no file shows; or, where
- * the device is not known (files_judged false), files were not judged. That
- * the driver is too old for that PTX is what 222 says. */
+ * (NVRTC, Triton, a program's own PTX text), which no file shows; unless
+ * files could not be judged (why_not: the device, the driver's CUDA or a
+ * PTX version not known). That the driver is too old for that PTX is what
+ * 222 says. */
 static void report_runtime_ptx(const struct gt_proc_model *m, const struct failed_call *c, long driver_cuda,
-			       bool files_judged, struct gt_findings *out)
+			       const char *why_not, struct gt_findings *out)
 {
-	char serves[16] = "?";
+	char serves[16] = "?", which[256];
 	struct gt_finding *f;
 
 	if (driver_cuda > 0)
 		gt_format_cudart_version(driver_cuda, serves, sizeof(serves));
+	if (why_not)
+		snprintf(which, sizeof(which), "which PTX is not known (%s)", why_not);
+	else
+		snprintf(which, sizeof(which), "no loaded file carries such PTX, so it was made at run time");
 	f = gt_finding_add(out, GT_F_NO_KERNEL_IMAGE, GT_SEV_ERROR, m,
 			   "Upgrade the NVIDIA driver to the CUDA of the toolchain that made the PTX (the "
 			   "NVRTC or compiler the program uses), or make that toolchain write PTX for the "
 			   "driver's CUDA (an older NVRTC, or the compiler's PTX version option).",
 			   "CUDA error 222: the driver (CUDA %s) cannot compile PTX made by a newer toolchain; %s",
-			   serves, files_judged ? "no loaded file carries such PTX, so it was made at run time"
-					        : "which file's is not known (the trace does not say which device: "
-						  "the program never asked for its properties)");
+			   serves, which);
 	evidence_call(f, c);
 	if (driver_cuda > 0)
 		evidence_driver(f, m, driver_cuda);
 }
 
 static void report_known_device(const struct gt_proc_model *m, const struct device_cc *d,
-				struct judged *v, size_t n, const struct failed_call *c, long driver_cuda,
-				struct gt_findings *out)
+				struct judged *v, size_t n, size_t unjudged, const struct failed_call *c,
+				long driver_cuda, struct gt_findings *out)
 {
 	char fix[1024], names[1024], what_for[16], needs[16], serves[16], more[160] = "";
 	size_t none = names_of(v, n, GT_FIT_NONE, names, sizeof(names)), jit, i, too_new;
@@ -320,7 +327,9 @@ static void report_known_device(const struct gt_proc_model *m, const struct devi
 	failed = c->status == NO_KERNEL_IMAGE || (c->status == UNSUPPORTED_PTX && too_new);
 	snprintf(what_for, sizeof(what_for), "sm_%d%d", d->major, d->minor);
 	if (c->status == UNSUPPORTED_PTX && !too_new)
-		report_runtime_ptx(m, c, driver_cuda, true, out);
+		report_runtime_ptx(m, c, driver_cuda,
+				   unjudged ? "a loaded file runs here only through PTX, and the driver's CUDA or "
+					      "that PTX's version is not known" : NULL, out);
 	if (none) {
 		if (too_new) {
 			gt_format_cudart_version(need, needs, sizeof(needs));
@@ -399,15 +408,17 @@ void rule_no_kernel_image(const struct gt_proc_model *m, struct gt_findings *out
 	struct device_cc d = { 0, 0, NULL };
 	bool known = device_of(p, &d), failed = no_image_call(p, &c);
 	long driver_cuda = driver_cuda_of(m);
-	size_t n;
+	size_t n, unjudged = 0;
 
 	if (!known && !failed)
 		return;
-	n = judge_objects(m, known ? &d : NULL, driver_cuda, v);
+	n = judge_objects(m, known ? &d : NULL, driver_cuda, v, &unjudged);
 	if (known)
-		report_known_device(m, &d, v, n, &c, driver_cuda, out);
+		report_known_device(m, &d, v, n, unjudged, &c, driver_cuda, out);
 	else if (c.status == UNSUPPORTED_PTX)
-		report_runtime_ptx(m, &c, driver_cuda, false, out);
+		report_runtime_ptx(m, &c, driver_cuda,
+				   "the trace does not say which device: the program never asked for its properties",
+				   out);
 	else
 		report_unknown_device(m, v, n, &c, out);
 }

@@ -590,6 +590,19 @@ START_TEST(test_rule_222_from_run_time_ptx)
 	ck_assert(fx_evidence_has(f, "fn", "__cudaLaunchKernel"));
 	ck_assert_uint_eq(fx_count(&d, GT_F_NO_KERNEL_IMAGE), 1);
 	fx_free(&d);
+
+	/* a program that runs here only through PTX, and a driver whose CUDA
+	 * the trace does not say: its PTX may be the one, so "made at run time"
+	 * is not said */
+	if (!copy_fixture("ptx80_uncompressed.o", "prog"))
+		return;
+	fx_diagnose(&d, FX_HEADER, OPEN_PROG, DEVICE_90, CALL_222, FX_END, NULL);
+	f = fx_finding(&d, GT_F_NO_KERNEL_IMAGE);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, GT_SEV_ERROR);
+	ck_assert_msg(strstr(f->summary, "CUDA error 222") && strstr(f->summary, "which PTX is not known") &&
+			      !strstr(f->summary, "run time"), "%s", f->summary);
+	fx_free(&d);
 }
 END_TEST
 
