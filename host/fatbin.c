@@ -9,9 +9,9 @@
  *   then entries, each a header followed by its payload:
  *     kind (u16 @0: 1 PTX, 2 SASS cubin, 8 LTO IR), header size (u32 @4),
  *     payload size with padding (u64 @8), for PTX its ISA version (minor
- *     u16 @24, major u16 @26: 9.0 from nvcc 13.0, 8.7 in libcusparse.so.12
- *     of CUDA 12.8, 9.1 in cuDNN 9.19's engines; SASS entries hold 1.8
- *     there, which is not read), arch (u32 @28: 90 for sm_90),
+ *     u16 @24, major u16 @26: 9.0 from nvcc 13.0, 8.7 in the build VM's
+ *     libcusparse.so.12, 9.1 in cuDNN 9.19's engines; SASS entries hold
+ *     1.8 there, which is not read), arch (u32 @28: 90 for sm_90),
  *     flags (u64 @40: 0x2000 or 0x8000 compressed; 0x100000 an `a`
  *     arch-specific build; 0x200000 an `f` family build), and for a
  *     compressed entry its size uncompressed (u64 @56).
