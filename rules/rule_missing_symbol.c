@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/framework.h"
 #include "read/failed_load.h"
 #include "rules/rules.h"
 
@@ -71,9 +72,32 @@ static bool write_libstdcxx_fix(const struct gt_proc_model *m, const struct gt_s
 	return true;
 }
 
+/* The wheel a framework that owns the consumer pins for the provider's
+ * family (torch 2.2's "Requires-Dist: nvidia-nccl-cu12==2.19.3" for the
+ * libnccl.so.2 libtorch_cuda.so needs): the release the consumer was built
+ * against, which the fix can name (vllm-project/vllm#4195: "you installed
+ * pytorch 2.2, but has nvidia-nccl-cu12==2.18"). */
+static bool declared_pin(const struct gt_proc_model *m, const struct gt_symbol_gap *g, struct host_need *out)
+{
+	struct gt_family_info fi;
+	struct host_needs needs;
+	bool found = false;
+	size_t i;
+
+	if (!gt_classify(g->provider, &fi) || !gt_facts_framework_needs(m->facts, g->consumer, &needs))
+		return false;
+	for (i = 0; i < needs.n && !found; i++)
+		if (strcmp(needs.v[i].family, fi.family) == 0 && needs.v[i].distribution[0]) {
+			*out = needs.v[i];
+			found = true;
+		}
+	host_needs_free(&needs);
+	return found;
+}
+
 /* How the fix reads: the mechanism that put the lacking copy first. */
-static void write_fix(const struct gt_proc_model *m, const struct gt_symbol_gap *g, enum gt_rule rule, char *fix,
-		      size_t cap)
+static void write_fix(const struct gt_proc_model *m, const struct gt_symbol_gap *g, enum gt_rule rule,
+		      const struct host_need *pin, char *fix, size_t cap)
 {
 	char bad[4096], good[4096];
 
@@ -92,6 +116,9 @@ static void write_fix(const struct gt_proc_model *m, const struct gt_symbol_gap 
 		snprintf(fix, cap, "Make the loader take %s, which has %s, instead of %s (found by %s): "
 			 "put %s first on LD_LIBRARY_PATH, or remove the older copy.", g->good_copy, g->symbol,
 			 g->provider, gt_rule_name(rule), good);
+	else if (pin)
+		snprintf(fix, cap, "Install the release %s declares (%s): pip install '%s%s'. The %s taken lacks %s.",
+			 pin->framework, pin->what, pin->distribution, pin->spec, gt_base_name(g->provider), g->symbol);
 	else
 		snprintf(fix, cap, "Install the %s that %s was built against (one that defines %s), or a %s "
 			 "matching the %s you have.", gt_base_name(g->provider), gt_base_name(g->consumer), g->symbol,
@@ -134,13 +161,15 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 	const struct gt_failed_object *prov = object_at(m, g->provider), *cons = object_at(m, g->consumer);
 	const struct gt_object *pob = prov ? prov->obj : loaded_object(m->proc, g->provider);
 	enum gt_rule rule = prov ? prov->found_by : pob ? pob->rule : GT_RULE_UNKNOWN;
-	char fix[12288], ver[256] = "";
+	char fix[12288], ver[256] = "", cmd[300];
+	struct host_need pin;
+	bool pinned = declared_pin(m, g, &pin);
 	struct gt_finding *f;
 	json_t *e;
 
 	if (g->version)
 		snprintf(ver, sizeof(ver), ", version %s", g->version);
-	write_fix(m, g, rule, fix, sizeof(fix));
+	write_fix(m, g, rule, pinned ? &pin : NULL, fix, sizeof(fix));
 	/* The loader's own words: a version node the provider lacks is checked
 	 * before any symbol. */
 	if (g->no_version_node)
@@ -156,6 +185,10 @@ static void report_gap(const struct gt_proc_model *m, const struct gt_failed_loa
 
 		gt_folder_of(g->provider, bad, sizeof(bad));
 		gt_fix_list_remove(&f->fix_data, "LD_LIBRARY_PATH", bad);
+	} else if (pinned && !g->good_copy) {
+		/* the command the fix names, in the environment that declares it */
+		snprintf(cmd, sizeof(cmd), "%s%s", pin.distribution, pin.spec);
+		gt_fix_pip_install(&f->fix_data, m->proc, pin.declared_by, cmd, NULL, NULL);
 	}
 	if (fl->at_startup)
 		e = gt_evidence_add(f, "the loader gave up starting %s (exit 127): %s needs %s%s", fl->name,

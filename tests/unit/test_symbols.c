@@ -11,6 +11,7 @@
 #include "facts/facts.h"
 #include "facts/symbol_check.h"
 #include "host/elf_symbols.h"
+#include "rules/fix.h"
 #include "tests/unit/trace_fixture.h"
 #include "tests/unit/unit.h"
 
@@ -348,6 +349,57 @@ START_TEST(test_python_load_undone_for_an_unversioned_symbol)
 }
 END_TEST
 
+/* The same failed import with torch's wheel around it: torch 2.2.0's
+ * METADATA pins nvidia-nccl-cu12==2.19.3, and the fix names that pin and
+ * its pip command (vllm-project/vllm#4195: "you installed pytorch 2.2, but
+ * has nvidia-nccl-cu12==2.18"). */
+START_TEST(test_python_load_undone_fix_names_the_framework_pin)
+{
+	const char *sp = "venv/lib/python3.10/site-packages";
+	char rel[512], extra[4096];
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	snprintf(rel, sizeof(rel), "%s/nvidia/nccl/lib/libnccl.so.2", sp);
+	build("nccl-2.19/libnccl.so.2", "libnccl.so.2",
+	      "int ncclGetVersion(void){return 0;} int ncclCommRegisterSoon(void){return 0;}\n", NULL, NULL);
+	build(rel, "libnccl.so.2", "int ncclGetVersion(void){return 0;}\n", NULL, NULL);
+	snprintf(extra, sizeof(extra), "%s -Wl,-rpath,%s", fx_path("nccl-2.19/libnccl.so.2"), fx_path(rel));
+	snprintf(rel, sizeof(rel), "%s/torch/lib/libtorch_cuda.so", sp);
+	build(rel, "libtorch_cuda.so",
+	      "int ncclGetVersion(void); int ncclCommRegisterSoon(void);\n"
+	      "int torch_nccl(void) { return ncclGetVersion() + ncclCommRegisterSoon(); }\n", NULL, extra);
+	ck_assert_int_eq(unlink(fx_path("nccl-2.19/libnccl.so.2")), 0);
+	snprintf(rel, sizeof(rel), "%s/torch-2.2.0.dist-info/METADATA", sp);
+	fx_put(rel, "Metadata-Version: 2.1\nName: torch\nVersion: 2.2.0\n"
+		    "Requires-Dist: nvidia-nccl-cu12==2.19.3; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n",
+	       strlen("Metadata-Version: 2.1\nName: torch\nVersion: 2.2.0\n"
+		      "Requires-Dist: nvidia-nccl-cu12==2.19.3; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"));
+	snprintf(rel, sizeof(rel), "%s/torch-2.2.0.dist-info/RECORD", sp);
+	fx_put(rel, "torch/lib/libtorch_cuda.so,,\n", strlen("torch/lib/libtorch_cuda.so,,\n"));
+	snprintf(rel, sizeof(rel), "%s/nvidia_nccl_cu12-2.18.1.dist-info/METADATA", sp);
+	fx_put(rel, "Name: nvidia-nccl-cu12\nVersion: 2.18.1\n", strlen("Name: nvidia-nccl-cu12\nVersion: 2.18.1\n"));
+	snprintf(rel, sizeof(rel), "%s/nvidia_nccl_cu12-2.18.1.dist-info/RECORD", sp);
+	fx_put(rel, "nvidia/nccl/lib/libnccl.so.2,,\n", strlen("nvidia/nccl/lib/libnccl.so.2,,\n"));
+	fx_diagnose(&d, FX_HEADER,
+		    TR_OPEN("$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", 1,
+			    "$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", "absolute",
+			    "/usr/bin/python3.10"),
+		    TR_OPEN("$TMP/venv/lib/python3.10/site-packages/nvidia/nccl/lib/libnccl.so.2", 2, "libnccl.so.2",
+			    "rpath", "$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so"),
+		    TR_CLOSE("$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so"),
+		    TR_CLOSE("$TMP/venv/lib/python3.10/site-packages/nvidia/nccl/lib/libnccl.so.2"), FX_END, NULL);
+	f = fx_finding(&d, GT_F_MISSING_SYMBOL);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(strstr(f->fix, "Install the release torch 2.2.0 declares") &&
+			      strstr(f->fix, "pip install 'nvidia-nccl-cu12==2.19.3'"), "%s", f->fix);
+	ck_assert_ptr_nonnull(gt_fix_install_command(&f->fix_data));
+	ck_assert_msg(strstr(gt_fix_install_command(&f->fix_data), "pip install nvidia-nccl-cu12==2.19.3"), "%s",
+		      gt_fix_install_command(&f->fix_data));
+	fx_free(&d);
+}
+END_TEST
+
 /* The layout's libraries under a folder whose name is Latin-1 ("caf\xe9"):
  * the facts keep the gap (its consumer and provider are paths there), live
  * and read back from the facts file. Before, json_pack refused the paths
@@ -457,6 +509,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_rule_missing_symbol_on_undone_load);
 	tcase_add_test(tc, test_rule_not_for_healthy_dlclose);
 	tcase_add_test(tc, test_python_load_undone_for_an_unversioned_symbol);
+	tcase_add_test(tc, test_python_load_undone_fix_names_the_framework_pin);
 	tcase_add_test(tc, test_facts_keep_a_gap_under_a_latin1_folder);
 	tcase_add_test(tc, test_facts_symbol_at_keeps_a_cut_name);
 	suite_add_tcase(s, tc);
