@@ -349,6 +349,15 @@ START_TEST(test_python_load_undone_for_an_unversioned_symbol)
 }
 END_TEST
 
+/* A text file at dir/rel under the test's folder. */
+static void put_text(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fx_put(path, text, strlen(text));
+}
+
 /* The same failed import with torch's wheel around it: torch 2.2.0's
  * METADATA pins nvidia-nccl-cu12==2.19.3, and the fix names that pin and
  * its pip command (vllm-project/vllm#4195: "you installed pytorch 2.2, but
@@ -364,23 +373,19 @@ START_TEST(test_python_load_undone_fix_names_the_framework_pin)
 	build("nccl-2.19/libnccl.so.2", "libnccl.so.2",
 	      "int ncclGetVersion(void){return 0;} int ncclCommRegisterSoon(void){return 0;}\n", NULL, NULL);
 	build(rel, "libnccl.so.2", "int ncclGetVersion(void){return 0;}\n", NULL, NULL);
+	snprintf(rel, sizeof(rel), "%s/nvidia/nccl/lib", sp);
 	snprintf(extra, sizeof(extra), "%s -Wl,-rpath,%s", fx_path("nccl-2.19/libnccl.so.2"), fx_path(rel));
 	snprintf(rel, sizeof(rel), "%s/torch/lib/libtorch_cuda.so", sp);
 	build(rel, "libtorch_cuda.so",
 	      "int ncclGetVersion(void); int ncclCommRegisterSoon(void);\n"
 	      "int torch_nccl(void) { return ncclGetVersion() + ncclCommRegisterSoon(); }\n", NULL, extra);
 	ck_assert_int_eq(unlink(fx_path("nccl-2.19/libnccl.so.2")), 0);
-	snprintf(rel, sizeof(rel), "%s/torch-2.2.0.dist-info/METADATA", sp);
-	fx_put(rel, "Metadata-Version: 2.1\nName: torch\nVersion: 2.2.0\n"
-		    "Requires-Dist: nvidia-nccl-cu12==2.19.3; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n",
-	       strlen("Metadata-Version: 2.1\nName: torch\nVersion: 2.2.0\n"
-		      "Requires-Dist: nvidia-nccl-cu12==2.19.3; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"));
-	snprintf(rel, sizeof(rel), "%s/torch-2.2.0.dist-info/RECORD", sp);
-	fx_put(rel, "torch/lib/libtorch_cuda.so,,\n", strlen("torch/lib/libtorch_cuda.so,,\n"));
-	snprintf(rel, sizeof(rel), "%s/nvidia_nccl_cu12-2.18.1.dist-info/METADATA", sp);
-	fx_put(rel, "Name: nvidia-nccl-cu12\nVersion: 2.18.1\n", strlen("Name: nvidia-nccl-cu12\nVersion: 2.18.1\n"));
-	snprintf(rel, sizeof(rel), "%s/nvidia_nccl_cu12-2.18.1.dist-info/RECORD", sp);
-	fx_put(rel, "nvidia/nccl/lib/libnccl.so.2,,\n", strlen("nvidia/nccl/lib/libnccl.so.2,,\n"));
+	put_text(sp, "torch-2.2.0.dist-info/METADATA",
+		 "Metadata-Version: 2.1\nName: torch\nVersion: 2.2.0\nRequires-Dist: nvidia-nccl-cu12==2.19.3; "
+		 "platform_system == \"Linux\" and platform_machine == \"x86_64\"\n");
+	put_text(sp, "torch-2.2.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n");
+	put_text(sp, "nvidia_nccl_cu12-2.18.1.dist-info/METADATA", "Name: nvidia-nccl-cu12\nVersion: 2.18.1\n");
+	put_text(sp, "nvidia_nccl_cu12-2.18.1.dist-info/RECORD", "nvidia/nccl/lib/libnccl.so.2,,\n");
 	fx_diagnose(&d, FX_HEADER,
 		    TR_OPEN("$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", 1,
 			    "$TMP/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", "absolute",
