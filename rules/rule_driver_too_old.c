@@ -23,7 +23,7 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
 	const struct gt_lib *drv = gt_model_find(m, "cuda"), *rt = gt_model_find(m, "cudart");
-	long long dv = gt_version_answer(p, "cuDriverGetVersion"), rv = gt_version_answer(p, "cudaRuntimeGetVersion");
+	long long dv = gt_driver_version_answer(p), rv = gt_version_answer(p, "cudaRuntimeGetVersion");
 	char dvs[32] = "?", rvs[32] = "?", fix[512];
 	bool from_files = false;
 	struct gt_finding *f;
@@ -31,8 +31,6 @@ void rule_driver_too_old(const struct gt_proc_model *m, struct gt_findings *out)
 
 	if (!drv || strstr(drv->obj->path, "/stubs/"))
 		return;
-	if (dv < 0)
-		dv = gt_version_answer(p, "cudaDriverGetVersion");
 	/* Nothing asked: the files' versions, and only a major the driver does
 	 * not serve (a newer minor of the same major runs: minor version
 	 * compatibility). */

@@ -105,10 +105,8 @@ static bool no_image_call(const struct gt_process *p, struct failed_call *c)
 static long driver_cuda_of(const struct gt_proc_model *m)
 {
 	const struct gt_lib *drv = gt_model_find(m, "cuda");
-	long long v = gt_version_answer(m->proc, "cuDriverGetVersion");
+	long long v = gt_driver_version_answer(m->proc);
 
-	if (v <= 0)
-		v = gt_version_answer(m->proc, "cudaDriverGetVersion");
 	if (v > 0)
 		return (long)v;
 	return drv && !strstr(drv->obj->path, "/stubs/") ? gt_cuda_of_driver(drv->version) : -1;

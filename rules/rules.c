@@ -82,3 +82,10 @@ long long gt_version_answer(const struct gt_process *p, const char *fn)
 	return -1;
 }
 
+long long gt_driver_version_answer(const struct gt_process *p)
+{
+	long long v = gt_version_answer(p, "cuDriverGetVersion");
+
+	return v < 0 ? gt_version_answer(p, "cudaDriverGetVersion") : v;
+}
+

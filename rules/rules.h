@@ -53,5 +53,8 @@ bool gt_declared_otherwise(struct gt_host_facts *facts, const char *requester, c
 bool gt_failure_explained(const struct gt_findings *out, const struct gt_proc_model *m);
 /* A version the library answered, by the version call's name; -1 if none. */
 long long gt_version_answer(const struct gt_process *p, const char *fn);
+/* The driver's CUDA as the program asked it: cuDriverGetVersion's answer,
+ * else cudaDriverGetVersion's (13000); -1 if neither was asked. */
+long long gt_driver_version_answer(const struct gt_process *p);
 
 #endif
