@@ -121,6 +121,18 @@ def summary(arms, vals, what, unit="ms"):
             if ci:
                 print("%-10s %s   median difference's 95%% interval [%+.1f, %+.1f] %s: ratio %.4f to %.4f" % (
                     "", what, ci[0], ci[1], unit, 1 + ci[0] / base, 1 + ci[1] / base))
+            # The same aim read round by round: each round's arm over its
+            # own bare run. A VM that slows over the batches (gpu-s53: bare
+            # 2.6 s a round at first, 3.7 s at the end) makes the difference
+            # in ms grow with it, and dividing by the pooled bare median
+            # would then flatter or blame the arm; a round's ratio does not
+            # depend on how slow the VM was in that round.
+            if all(x > 0 for x in vals[first]):
+                ratios = [x / y for x, y in zip(v, vals[first])]
+                rci = median_interval(ratios)
+                if rci:
+                    print("%-10s %s   per-round ratio median %.4f, 95%% interval %.4f to %.4f" % (
+                        "", what, statistics.median(ratios), rci[0], rci[1]))
 
 
 # What each run gives, in the order run() returns it: JSON key, label, unit.
