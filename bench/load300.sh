@@ -19,7 +19,7 @@ GPUTRACE=${GPUTRACE:-$BUILD/gputrace}
 LIBS=$BUILD/bench/load300
 
 $MAKE -s BUILD="$BUILD" all >/dev/null
-$MAKE -s -f Makefile -f bench/bench.mk BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
+$MAKE -s BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
 
 LIBS="$LIBS" COUNT="$COUNT" sh bench/gen_load_libs.sh
 

@@ -14,7 +14,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 MAKE=${MAKE:-make}
 
 $MAKE -s BUILD="$BUILD" "$BUILD/libgputrace.so" >/dev/null
-$MAKE -s -f Makefile -f bench/bench.mk BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
+$MAKE -s BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
 LIBS="$BUILD/bench/load300" COUNT="$LARGE" sh bench/gen_load_libs.sh
 echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)${COMMIT:+; $COMMIT}"
 "$PYTHON" bench/syscalls_per_lib.py --lib "$BUILD/libgputrace.so" --prog "$BUILD/bench/load_many" \
