@@ -147,6 +147,18 @@ static int cuda_major_of(const struct gt_proc_model *m, const struct host_packag
 }
 
 /* The major a library name asks for: 8 for libcudnn.so.8; -1 for none. */
+/* Does an item of the evidence carry key (a string)? */
+static bool has_evidence_key(json_t *evidence, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(evidence, i, e)
+		if (ev_str(e, key))
+			return true;
+	return false;
+}
+
 static int major_asked(const char *name)
 {
 	const char *so = name ? strstr(name, ".so.") : NULL;
@@ -331,6 +343,11 @@ bool gt_fix_paste(enum gt_finding_id id, json_t *evidence, const struct gt_fix *
 	if (fix->n && gt_fix_has_env(fix)) {
 		snprintf(out, cap, "%s", m ? "the fix changes nothing of the environment the trace recorded" :
 			 "the change is to the environment of the programs that load these files (see the fix)");
+		return false;
+	}
+	if (id == GT_F_LIBRARY_NOT_FOUND && has_evidence_key(evidence, "renamed")) {
+		snprintf(out, cap, "the link goes into a folder an installer owns, beside its copy: make it by "
+			 "hand, as the fix says, or install the release that ships the name");
 		return false;
 	}
 	if ((id == GT_F_SHADOWED_LIBRARY && shadowed_apt(evidence, facts, out, cap)) ||

@@ -164,6 +164,74 @@ static bool versioned_only(const struct gt_proc_model *m, const struct gt_search
 	return found;
 }
 
+/* Is base "STEM-XXXXXXXX.so.VER", auditwheel's (and PyTorch's libtorch
+ * builds') renamed copy of "STEM.so.VER": eight hex digits of the file's
+ * hash before ".so", the version left as it was. */
+static bool hashed_name_of(const char *base, const char *name)
+{
+	const char *so = strstr(name, ".so.");
+	size_t stem = so ? (size_t)(so - name) : 0, i;
+
+	if (!so || strncmp(base, name, stem) != 0 || base[stem] != '-')
+		return false;
+	for (i = stem + 1; i < stem + 9; i++)
+		if (!((base[i] >= '0' && base[i] <= '9') || (base[i] >= 'a' && base[i] <= 'f')))
+			return false;
+	return strcmp(base + stem + 9, so) == 0;
+}
+
+/* The library asked for, in a folder the loader searched, under another
+ * name: the loader opens FOLDER/NAME and matches no SONAME there, so a
+ * file whose SONAME is the name asked for (libnvrtc-builtins.so in torch
+ * 1.8.1's wheel, where NVRTC 11.1 asks for libnvrtc-builtins.so.11.1; a
+ * libcudnn.so.8.9.7 whose libcudnn.so.8 link was lost) or a hashed copy of
+ * it (libnvrtc-builtins-2dc4bf68.so.11.8 in libtorch 2.0.0+cu118) is there
+ * and not found. Only a versioned name: an unversioned one is the dev
+ * branch's. how says which of the two it is. */
+static bool renamed_copy(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap,
+			 const char **how)
+{
+	const char *so = strstr(s->name, ".so.");
+	char folder[4096], last[4096] = "", pat[4096 + 256], **files;
+	struct host_elf_info info;
+	size_t i, j, n;
+	bool found = false;
+
+	if (!so || strchr(s->name, '/'))
+		return false;
+	for (i = 0; i < s->ntries && !found; i++) {
+		if (!s->tries[i].path)
+			continue;
+		gt_folder_of(s->tries[i].path, folder, sizeof(folder));
+		if (!folder[0] || strcmp(folder, last) == 0)
+			continue;
+		snprintf(last, sizeof(last), "%s", folder);
+		/* STEM.so, STEM.so.*, STEM-????????.so.*: never another library of
+		 * the stem's (libcudnn_ops for libcudnn) */
+		if ((size_t)snprintf(pat, sizeof(pat), "%s/%.*s[.-]*so*", folder, (int)(so - s->name), s->name) >=
+		    sizeof(pat))
+			continue;
+		n = gt_facts_glob(m->facts, pat, false, &files);
+		for (j = 0; j < n && !found; j++) {
+			const char *base = gt_base_name(files[j]);
+
+			if (strcmp(base, s->name) == 0 || was_tried(s, files[j]) || strstr(files[j], "/stubs/"))
+				continue;
+			memset(&info, 0, sizeof(info));
+			if (hashed_name_of(base, s->name))
+				*how = "hashed";
+			else if (gt_facts_elf(m->facts, files[j], &info) && info.soname && strcmp(info.soname, s->name) == 0)
+				*how = "soname";
+			else
+				*how = NULL;
+			host_elf_free(&info);
+			found = *how && (size_t)snprintf(out, cap, "%s", files[j]) < cap;
+		}
+		host_free_strings(files, n);
+	}
+	return found;
+}
+
 /* A copy beside the library that asked: a requester without RUNPATH
  * $ORIGIN does not search its own folder (TensorRT since 8.4.1 dropped it,
  * so libnvinfer's dlopen of its builder resource misses the file next to it). */
@@ -673,6 +741,45 @@ static void other_major_fix(const struct gt_search *s, const struct gt_family_in
 			 hint, s->requester ? s->requester : "the program");
 }
 
+/* The fix when the library is in a searched folder under another name:
+ * the name asked for, made where the copy is. The copy's own package is
+ * what should have shipped that name (PyTorch's wheels and libtorch
+ * archives did, once fixed), so its release with it is the lasting fix. */
+static void renamed_fix(const struct gt_proc_model *m, const struct gt_search *s, const char *path, const char *how,
+			char *fix, size_t cap)
+{
+	struct host_package pk;
+	char folder[4096], owner[256] = "the package";
+
+	gt_folder_of(path, folder, sizeof(folder));
+	if (gt_facts_package(m->facts, path, &pk) && pk.name[0])
+		snprintf(owner, sizeof(owner), "%s (%s %s here)", pk.name, pk.manager, pk.version);
+	snprintf(fix, cap,
+		 "%s is %s under another name, in a folder %s searches: the loader opens only the file of "
+		 "the name asked for there. Give it that name beside it: ln -s %s %s/%s; or install a "
+		 "release of %s that ships it as %s.",
+		 path, strcmp(how, "hashed") == 0 ? "a renamed copy of it (a hash in its name)" : "that library",
+		 s->requester ? gt_base_name(s->requester) : "the program", gt_base_name(path), folder, s->name,
+		 owner, s->name);
+}
+
+static void renamed_evidence(const struct gt_search *s, const char *path, const char *how, struct gt_finding *f)
+{
+	char folder[4096];
+	json_t *e;
+
+	gt_folder_of(path, folder, sizeof(folder));
+	if (strcmp(how, "hashed") == 0)
+		e = gt_evidence_add(f, "%s holds %s: %s with a hash in its name (as auditwheel and PyTorch's "
+				    "builds rename what they bundle); nothing there is named %s", folder,
+				    gt_base_name(path), s->name, s->name);
+	else
+		e = gt_evidence_add(f, "%s holds %s, whose SONAME is %s: the file asked for, under another "
+				    "name; nothing there is named %s", folder, gt_base_name(path), s->name, s->name);
+	gt_evidence_str(e, "path", path);
+	gt_evidence_str(e, "renamed", how);
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -682,8 +789,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	bool elsewhere, needed, failed = gt_model_failed(m);
 	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
 	bool other, dev, list_home;
-	char via[64], home[4096];
-	const char *list_var;
+	char via[64], home[4096], renamed_path[4096];
+	const char *list_var, *renamed_how = NULL;
+	bool renamed;
 	size_t i;
 	json_t *e;
 
@@ -708,8 +816,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		if (loaded_same_major(m, &fi))
 			continue;
 		dev = !fi.version[0] && versioned_only(m, s, dev_target, sizeof(dev_target));
-		copy[0] = 0;  /* the dev branch never asks copy_elsewhere */
-		elsewhere = !dev && copy_elsewhere(m, s, copy, sizeof(copy), via, sizeof(via));
+		renamed = !dev && renamed_copy(m, s, renamed_path, sizeof(renamed_path), &renamed_how);
+		copy[0] = 0;  /* the dev and renamed branches never ask copy_elsewhere */
+		elsewhere = !dev && !renamed && copy_elsewhere(m, s, copy, sizeof(copy), via, sizeof(via));
 		list_home = elsewhere && via[0] && list_entry_holding(p, via, copy, home, sizeof(home));
 		other = !dev && !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
 		if (dev)
@@ -720,6 +829,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "ln -s %s DIR/%s.", s->requester ? gt_base_name(s->requester) : "The program",
 				 s->name, dev_target, s->requester ? gt_base_name(s->requester) : "it", dev_target,
 				 s->name);
+		else if (renamed)
+			renamed_fix(m, s, renamed_path, renamed_how, fix, sizeof(fix));
 		else if (list_home)
 			snprintf(fix, sizeof(fix),
 				 "%s holds a list of folders (%s), and the tools that read it (numba, cupy, "
@@ -773,6 +884,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 					    "versioned %s", dev_target);
 			gt_evidence_str(e, "path", dev_target);
 		}
+		if (renamed)
+			renamed_evidence(s, renamed_path, renamed_how, f);
 		if (other) {
 			e = gt_evidence_add(f, "only another major is here: %s (%s %d was asked for)",
 					    other_path, fi.family, gt_version_major(fi.version));

@@ -489,6 +489,79 @@ START_TEST(test_library_not_found_without_copy)
 }
 END_TEST
 
+/* The library asked for, in the folder the loader searched, under another
+ * name: torch 1.8.1+cu111's wheel shipped NVRTC 11.1's builtins as
+ * torch/lib/libnvrtc-builtins.so, and NVRTC asks for
+ * libnvrtc-builtins.so.11.1 (pytorch/pytorch#58101); libtorch 2.0.0+cu118
+ * shipped libnvrtc-builtins-2dc4bf68.so.11.8 (pytorch/pytorch#99781). */
+#define BUILTINS_TRY(folder, v) TRY("$TMP/" folder "/libnvrtc-builtins.so." v, "runpath")
+START_TEST(test_library_not_found_renamed_copy)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	char want[4200];
+
+	fx_build_lib_soname("torch/lib/libnvrtc-builtins.so", "libnvrtc-builtins.so.11.1");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.so.11.1", "$TMP/torch/lib/libnvrtc-3a20f2b6.so.11.1"),
+		    NOT_FOUND(1, "libnvrtc-builtins.so.11.1", BUILTINS_TRY("torch/lib", "11.1")), FX_END, FX_FAILED,
+		    NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "renamed", "soname"));
+	ck_assert(fx_evidence_has(f, "path", fx_path("torch/lib/libnvrtc-builtins.so")));
+	snprintf(want, sizeof(want), "ln -s libnvrtc-builtins.so %s", fx_path("torch/lib/libnvrtc-builtins.so.11.1"));
+	assert_contains(f->fix, want);
+	fx_free(&d);
+
+	fx_touch("libtorch/lib/libnvrtc-builtins-2dc4bf68.so.11.8");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.so.11.8", "$TMP/libtorch/lib/libnvrtc-672ee683.so.11.2"),
+		    NOT_FOUND(1, "libnvrtc-builtins.so.11.8", BUILTINS_TRY("libtorch/lib", "11.8")), FX_END,
+		    FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "renamed", "hashed"));
+	assert_contains(f->fix, "a renamed copy of it (a hash in its name)");
+	fx_free(&d);
+
+	/* a release file whose SONAME link was lost (copied without links) */
+	fx_build_lib_soname("cudnn/lib/libcudnn.so.8.9.7", "libcudnn.so.8");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcudnn.so.8", PROG),
+		    NOT_FOUND(1, "libcudnn.so.8", TRY("$TMP/cudnn/lib/libcudnn.so.8", "ld_library_path")), FX_END,
+		    FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "renamed", "soname"));
+	ck_assert(fx_evidence_has(f, "path", fx_path("cudnn/lib/libcudnn.so.8.9.7")));
+	fx_free(&d);
+}
+END_TEST
+
+/* What is not the asked library under another name: another minor's
+ * unversioned link (CUDA 11.6's, where 11.1 is asked: yolact_edge#186),
+ * NVRTC's alt builtins (their own SONAME), a hashed copy of another
+ * version, a name whose "hash" is not eight hex digits, and a copy with the
+ * right SONAME in a folder the loader did not search. */
+START_TEST(test_library_not_found_renamed_copy_not_for_others)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+	size_t i;
+
+	fx_build_lib_soname("cuda/lib64/libnvrtc-builtins.so.11.6.55", "libnvrtc-builtins.so.11.6");
+	fx_symlink("libnvrtc-builtins.so.11.6.55", "cuda/lib64/libnvrtc-builtins.so.11.6");
+	fx_symlink("libnvrtc-builtins.so.11.6", "cuda/lib64/libnvrtc-builtins.so");
+	fx_build_lib_soname("cuda/lib64/libnvrtc-builtins.alt.so.11.1", "libnvrtc-builtins.alt.so.11.1");
+	fx_touch("cuda/lib64/libnvrtc-builtins-2dc4bf68.so.11.8");
+	fx_touch("cuda/lib64/libnvrtc-builtins-2dc4bf6g.so.11.1");
+	fx_build_lib_soname("unsearched/libnvrtc-builtins.so", "libnvrtc-builtins.so.11.1");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.so.11.1", "$TMP/cuda/lib64/libnvrtc.so.11.2"),
+		    NOT_FOUND(1, "libnvrtc-builtins.so.11.1", BUILTINS_TRY("cuda/lib64", "11.1")), FX_END, FX_FAILED,
+		    NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	for (i = 0; i < json_array_size(f->evidence); i++)
+		ck_assert_ptr_null(json_object_get(json_array_get(f->evidence, i), "renamed"));
+	ck_assert_ptr_null(strstr(f->fix, "ln -s"));
+	fx_free(&d);
+}
+END_TEST
+
 /* Each name once, however many times it was asked for. */
 START_TEST(test_library_not_found_once_per_name)
 {
@@ -1495,6 +1568,8 @@ Suite *rules_suite(void)
 				      test_cpu_only_build_not_without_framework } },
 		{ "library_not_found", { test_searched_places_fold_hwcaps, test_library_not_found_with_copy,
 					 test_library_not_found_without_copy,
+					 test_library_not_found_renamed_copy,
+					 test_library_not_found_renamed_copy_not_for_others,
 					 test_library_not_found_once_per_name,
 					 test_library_not_found_not_when_a_version_loaded,
 					 test_library_not_found_not_for_driver_ours_or_others,

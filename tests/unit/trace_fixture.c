@@ -132,6 +132,18 @@ void fx_build_lib(const char *rel, const char *runpath)
 	ck_assert_msg(system(cmd) == 0, "cannot build %s with cc", rel);
 }
 
+void fx_build_lib_soname(const char *rel, const char *soname)
+{
+	static const char src[] = "int fx_fn(void) { return 1; }\n";
+	char cmd[3 * PATH_MAX];
+
+	fx_put("src/fx.c", src, sizeof(src) - 1);
+	make_parents(rel);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -o %s %s -Wl,-soname,%s 2>&1", fx_path(rel),
+		 fx_path("src/fx.c"), soname);
+	ck_assert_msg(system(cmd) == 0, "cannot build %s with cc", rel);
+}
+
 /* One line in the notation of trace_fixture.h, as JSON, with its newline. */
 static void put_line(FILE *f, const char *line)
 {

@@ -55,6 +55,8 @@ void fx_touch(const char *rel);
 void fx_symlink(const char *target, const char *rel);
 /* Makes tmp/rel as a tiny shared library with a DT_RUNPATH of runpath. */
 void fx_build_lib(const char *rel, const char *runpath);
+/* Makes tmp/rel as a tiny shared library whose SONAME is soname. */
+void fx_build_lib_soname(const char *rel, const char *soname);
 
 /* Writes tmp/name from lines (NULL-terminated), each in the notation above and
  * ended by a newline. Returns the file's path (valid until the next fx_trace). */
