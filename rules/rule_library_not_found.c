@@ -4,6 +4,7 @@
  * only a name of which nothing got loaded counts. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -294,10 +295,26 @@ static bool list_entry_holding(const struct gt_process *p, const char *var, cons
 	return false;
 }
 
+/* Is have another release than want: another major, or with same_major the
+ * same major and another minor, where want names its minor (NVRTC opens
+ * the builtins of its own release only, libnvrtc-builtins.so.11.1, and
+ * TensorRT its builder resource of its exact version). */
+static bool other_release(const char *have, const char *want, bool same_major)
+{
+	const char *hd = strchr(have, '.'), *wd = strchr(want, '.');
+
+	if (gt_version_major(have) <= 0)
+		return false;
+	if (!same_major)
+		return gt_version_major(have) != gt_version_major(want);
+	return hd && wd && gt_version_major(have) == gt_version_major(want) && atoi(hd + 1) != atoi(wd + 1);
+}
+
 /* A file of another major of the library in folder: libcudnn.so.9* where
- * libcudnn.so.8 was asked for (stem "libcudnn"). */
+ * libcudnn.so.8 was asked for (stem "libcudnn"); with same_major, of
+ * another minor of the same major (other_release). */
 static bool other_major_in(struct gt_host_facts *facts, const char *folder, const char *stem, int stem_len,
-			   const struct gt_family_info *want, char *out, size_t cap)
+			   const struct gt_family_info *want, bool same_major, char *out, size_t cap)
 {
 	struct gt_family_info fi;
 	char pat[4096 + 256], **files;
@@ -309,9 +326,7 @@ static bool other_major_in(struct gt_host_facts *facts, const char *folder, cons
 	n = gt_facts_glob(facts, pat, false, &files);
 	for (i = 0; i < n && !found; i++)
 		if (gt_classify(files[i], &fi) && strcmp(fi.component, want->component) == 0 &&
-		    gt_version_major(fi.version) > 0 &&
-		    gt_version_major(fi.version) != gt_version_major(want->version) &&
-		    !strstr(files[i], "/stubs/")) {
+		    other_release(fi.version, want->version, same_major) && !strstr(files[i], "/stubs/")) {
 			snprintf(out, cap, "%s", files[i]);
 			found = true;
 		}
@@ -325,16 +340,17 @@ static bool other_major_in(struct gt_host_facts *facts, const char *folder, cons
  * was asked for. A newcomer told only "not found" installs the wrong thing;
  * the other major says what the program was built for and what the host
  * has. The host's fixed folders are not searched: what they hold says
- * nothing of this process. */
+ * nothing of this process. With same_major, another minor of the asked
+ * major, on disk only (a loaded one of the major ends the rule early). */
 static bool other_major_at(const struct gt_proc_model *m, const struct gt_search *s,
-			   const struct gt_family_info *want, char *out, size_t cap)
+			   const struct gt_family_info *want, bool same_major, char *out, size_t cap)
 {
 	const char *so = strstr(s->name, ".so.");
 	char folder[4096];
 	size_t i;
 	int k;
 
-	for (i = 0; i < m->nlibs; i++)
+	for (i = 0; i < m->nlibs && !same_major; i++)
 		if (strcmp(m->libs[i].fi.component, want->component) == 0 &&
 		    gt_version_major(m->libs[i].file_version) != gt_version_major(want->version)) {
 			snprintf(out, cap, "%s", m->libs[i].obj->path);
@@ -345,13 +361,14 @@ static bool other_major_at(const struct gt_proc_model *m, const struct gt_search
 	for (k = 0; patterns[k]; k++)
 		if (patterns[k][0] == '$' && expand(m->proc, patterns[k], folder, sizeof(folder)) &&
 		    !strchr(folder, '*') &&
-		    other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, out, cap))
+		    other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, same_major, out, cap))
 			return true;
 	for (i = 0; i < s->ntries; i++) {
 		if (!s->tries[i].path)
 			continue;
 		gt_folder_of(s->tries[i].path, folder, sizeof(folder));
-		if (folder[0] && other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, out, cap))
+		if (folder[0] &&
+		    other_major_in(m->facts, folder, s->name, (int)(so - s->name), want, same_major, out, cap))
 			return true;
 	}
 	return false;
@@ -780,6 +797,41 @@ static void renamed_evidence(const struct gt_search *s, const char *path, const 
 	gt_evidence_str(e, "renamed", how);
 }
 
+/* Did the process also ask for the name's major alone (libcudnn_graph.so.9
+ * after .so.9.19.0 and .so.9.19: cuDNN's way, which takes any minor)? Then
+ * the long name was one probe among others, not a release it needs. */
+static bool asked_major_alone(const struct gt_process *p, const char *name)
+{
+	const char *so = strstr(name, ".so."), *dot;
+	char short_name[512];
+	size_t i;
+
+	if (!so || !(dot = strchr(so + 4, '.')) ||
+	    (size_t)snprintf(short_name, sizeof(short_name), "%.*s", (int)(dot - name), name) >= sizeof(short_name))
+		return false;
+	for (i = 0; i < p->nsearches; i++)
+		if (p->searches[i].name && strcmp(p->searches[i].name, short_name) == 0)
+			return true;
+	return false;
+}
+
+/* The fix when only another minor of the asked major is here: a name that
+ * carries the release is asked by that release (NVRTC 11.1 asks for
+ * libnvrtc-builtins.so.11.1 while CUDA 11.6's builtins lie beside it:
+ * yolact_edge#186). Whether another release's file would serve under the
+ * asked name is not known here (pytorch/pytorch#68980's reporter linked
+ * 11.5's and it did not help), so the fix never makes that link. */
+static void other_minor_fix(const struct gt_search *s, const struct gt_family_info *fi, const char *other_path,
+			    char *fix, size_t cap)
+{
+	snprintf(fix, cap, "%s asks for %s %s by a name that carries the release; %s is another release, "
+		 "which that name never opens. Install %s %s beside %s (for NVRTC's builtins: from the same "
+		 "CUDA release as the libnvrtc that asks), or a build of %s for the release that is here.",
+		 s->requester ? gt_base_name(s->requester) : "The program", fi->component, fi->version, other_path,
+		 fi->component, fi->version, s->requester ? gt_base_name(s->requester) : "it",
+		 s->requester ? gt_base_name(s->requester) : "the program");
+}
+
 void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *out)
 {
 	const struct gt_process *p = m->proc;
@@ -788,7 +840,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	struct gt_finding *f;
 	bool elsewhere, needed, failed = gt_model_failed(m);
 	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
-	bool other, dev, list_home;
+	bool other, minor, dev, list_home;
 	char via[64], home[4096], renamed_path[4096];
 	const char *list_var, *renamed_how = NULL;
 	bool renamed;
@@ -820,7 +872,10 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 		copy[0] = 0;  /* the dev and renamed branches never ask copy_elsewhere */
 		elsewhere = !dev && !renamed && copy_elsewhere(m, s, copy, sizeof(copy), via, sizeof(via));
 		list_home = elsewhere && via[0] && list_entry_holding(p, via, copy, home, sizeof(home));
-		other = !dev && !elsewhere && other_major_at(m, s, &fi, other_path, sizeof(other_path));
+		other = !dev && !renamed && !elsewhere &&
+			other_major_at(m, s, &fi, false, other_path, sizeof(other_path));
+		minor = !dev && !renamed && !elsewhere && !other && !asked_major_alone(p, s->name) &&
+			other_major_at(m, s, &fi, true, other_path, sizeof(other_path));
 		if (dev)
 			snprintf(fix, sizeof(fix),
 				 "%s asks for the unversioned name %s, a development link no wheel or runtime "
@@ -844,6 +899,8 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 s->requester ? s->requester : "the program");
 		else if (other)
 			other_major_fix(s, &fi, other_path, fix, sizeof(fix));
+		else if (minor)
+			other_minor_fix(s, &fi, other_path, fix, sizeof(fix));
 		else
 			snprintf(fix, sizeof(fix),
 				 "Install the library that provides %s%s, or add the folder holding it to "
@@ -892,6 +949,17 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			gt_evidence_str(e, "path", other_path);
 			/* what the fix's command is made from (rules/fix_command.c) */
 			gt_evidence_str(e, "other_major", other_path);
+		}
+		if (minor) {
+			struct gt_family_info have;
+
+			if (!gt_classify(other_path, &have))
+				have.version[0] = 0;
+			e = gt_evidence_add(f, "only another release of that major is here: %s (%s %s; %s was asked "
+					    "for, and the name carries the release)", other_path, fi.component,
+					    have.version, fi.version);
+			gt_evidence_str(e, "path", other_path);
+			gt_evidence_str(e, "other_release", other_path);
 		}
 		list_var = folder_list_var(p);
 		if (list_var[0]) {

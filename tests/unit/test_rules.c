@@ -562,6 +562,51 @@ START_TEST(test_library_not_found_renamed_copy_not_for_others)
 }
 END_TEST
 
+/* Only another minor of the asked major (yolact_edge#186: CUDA 11.6's
+ * lib64 with libnvrtc-builtins.so.11.6 where NVRTC 11.1 asks for
+ * libnvrtc-builtins.so.11.1): said with that file, never as a copy or a
+ * link to make; the same name without its minor (libcudnn.so.8) never
+ * reads as another release. */
+START_TEST(test_library_not_found_other_minor)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_touch("cuda-11.6/lib64/libnvrtc-builtins.so.11.6.55");
+	fx_symlink("libnvrtc-builtins.so.11.6.55", "cuda-11.6/lib64/libnvrtc-builtins.so.11.6");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.so.11.1", "$TMP/venv/torch/lib/libnvrtc-3a20f2b6.so.11.1"),
+		    NOT_FOUND(1, "libnvrtc-builtins.so.11.1", TRY("$TMP/cuda-11.6/lib64/libnvrtc-builtins.so.11.1",
+								  "ld_library_path")),
+		    FX_END, FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "other_release", fx_path("cuda-11.6/lib64/libnvrtc-builtins.so.11.6")));
+	assert_contains(f->fix, "asks for nvrtc-builtins 11.1 by a name that carries the release");
+	ck_assert_ptr_null(strstr(f->fix, "ln -s"));
+	fx_free(&d);
+
+	fx_touch("cudnn/lib/libcudnn.so.8.9.7");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcudnn.so.8", PROG),
+		    NOT_FOUND(1, "libcudnn.so.8", TRY("$TMP/cudnn/lib/libcudnn.so.8", "ld_library_path")), FX_END,
+		    FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(!fx_evidence_has(f, "other_release", fx_path("cudnn/lib/libcudnn.so.8.9.7")));
+	fx_free(&d);
+
+	/* cuDNN asks for .so.9.19.0, .so.9.19, then .so.9, which any 9.x serves:
+	 * the long names are probes, not a release it needs */
+	fx_touch("cudnn/lib/libcudnn_graph.so.9.14.0");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libcudnn_graph.so.9.19.0", PROG),
+		    NOT_FOUND(1, "libcudnn_graph.so.9.19.0", TRY("$TMP/cudnn/lib/libcudnn_graph.so.9.19.0", "runpath")),
+		    SEARCH(2, "libcudnn_graph.so.9", PROG),
+		    NOT_FOUND(2, "libcudnn_graph.so.9", TRY("$TMP/cudnn/lib/libcudnn_graph.so.9", "runpath")), FX_END,
+		    FX_FAILED, NULL);
+	for (size_t i = 0; i < d.findings.n; i++)
+		ck_assert(!fx_evidence_has(&d.findings.v[i], "other_release",
+					   fx_path("cudnn/lib/libcudnn_graph.so.9.14.0")));
+	fx_free(&d);
+}
+END_TEST
+
 /* Each name once, however many times it was asked for. */
 START_TEST(test_library_not_found_once_per_name)
 {
@@ -1553,7 +1598,7 @@ Suite *rules_suite(void)
 	Suite *s = suite_create("rules");
 	struct {
 		const char *name;
-		const TTest *tests[12];
+		const TTest *tests[16];
 	} cases[] = {
 		{ "finding_table", { test_finding_table } },
 		{ "healthy", { test_healthy_process_has_no_finding } },
@@ -1570,6 +1615,7 @@ Suite *rules_suite(void)
 					 test_library_not_found_without_copy,
 					 test_library_not_found_renamed_copy,
 					 test_library_not_found_renamed_copy_not_for_others,
+					 test_library_not_found_other_minor,
 					 test_library_not_found_once_per_name,
 					 test_library_not_found_not_when_a_version_loaded,
 					 test_library_not_found_not_for_driver_ours_or_others,
