@@ -146,7 +146,6 @@ static int cuda_major_of(const struct gt_proc_model *m, const struct host_packag
 	return cu ? atoi(cu + 6) : 0;
 }
 
-/* The major a library name asks for: 8 for libcudnn.so.8; -1 for none. */
 /* Does an item of the evidence carry key (a string)? */
 static bool has_evidence_key(json_t *evidence, const char *key)
 {
@@ -159,6 +158,7 @@ static bool has_evidence_key(json_t *evidence, const char *key)
 	return false;
 }
 
+/* The major a library name asks for: 8 for libcudnn.so.8; -1 for none. */
 static int major_asked(const char *name)
 {
 	const char *so = name ? strstr(name, ".so.") : NULL;

@@ -119,29 +119,32 @@ void fx_symlink(const char *target, const char *rel)
 	ck_assert_int_eq(symlink(target, fx_path(rel)), 0);
 }
 
-void fx_build_lib(const char *rel, const char *runpath)
+/* tmp/rel as a one-function shared library, linked with ld_flags. */
+static void build_tiny_lib(const char *rel, const char *ld_flags)
 {
 	static const char src[] = "int fx_fn(void) { return 1; }\n";
-	char cmd[3 * PATH_MAX];
+	char cmd[4 * PATH_MAX];
 
 	fx_put("src/fx.c", src, sizeof(src) - 1);
 	make_parents(rel);
-	snprintf(cmd, sizeof(cmd),
-		 "cc -shared -fPIC -o %s %s -Wl,--enable-new-dtags -Wl,-rpath,'%s' 2>&1",
-		 fx_path(rel), fx_path("src/fx.c"), runpath);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -o %s %s %s 2>&1", fx_path(rel), fx_path("src/fx.c"), ld_flags);
 	ck_assert_msg(system(cmd) == 0, "cannot build %s with cc", rel);
+}
+
+void fx_build_lib(const char *rel, const char *runpath)
+{
+	char flags[PATH_MAX + 64];
+
+	snprintf(flags, sizeof(flags), "-Wl,--enable-new-dtags -Wl,-rpath,'%s'", runpath);
+	build_tiny_lib(rel, flags);
 }
 
 void fx_build_lib_soname(const char *rel, const char *soname)
 {
-	static const char src[] = "int fx_fn(void) { return 1; }\n";
-	char cmd[3 * PATH_MAX];
+	char flags[PATH_MAX + 64];
 
-	fx_put("src/fx.c", src, sizeof(src) - 1);
-	make_parents(rel);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -o %s %s -Wl,-soname,%s 2>&1", fx_path(rel),
-		 fx_path("src/fx.c"), soname);
-	ck_assert_msg(system(cmd) == 0, "cannot build %s with cc", rel);
+	snprintf(flags, sizeof(flags), "-Wl,-soname,%s", soname);
+	build_tiny_lib(rel, flags);
 }
 
 /* One line in the notation of trace_fixture.h, as JSON, with its newline. */
