@@ -34,7 +34,7 @@ cost() {
 	echo
 }
 
-echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); gputrace $(git rev-parse --short HEAD 2>/dev/null || echo '?')${BEFORE:+, before: $BEFORE}"
+echo "host: $(uname -srm), $(nproc --all) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); gputrace $(git rev-parse --short HEAD 2>/dev/null || echo '?')${BEFORE:+, before: $BEFORE}"
 echo "arms: q = gputrace -q -- CMD, o = gputrace -q -o DIR -- CMD (the exit diagnosis written); /floor = ratio to the do-nothing audit module"
 echo
 
@@ -60,7 +60,7 @@ if [ -n "${BEFORE:-}" ]; then
 	BUILD="$BUILD" GPUTRACE="$BEFORE/gputrace" R="${RM:-11}" PYTHON="$PYTHON" sh bench/malloc_overhead.sh 2>&1 |
 		sed 's/^/  /'
 fi
-echo "  -- 8 threads x 1000000 pairs on $(nproc) CPUs, ${RM:-11} paired rounds"
+echo "  -- 8 threads x 1000000 pairs on $(nproc --all) CPUs, ${RM:-11} paired rounds"
 LD_LIBRARY_PATH="$(cd "$BUILD/fixtures/driver" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	"$PYTHON" bench/paired.py --metric ns_per_call --rounds "${RM:-11}" --gputrace "$BUILD/gputrace" \
 	--label "malloc_loop 8 threads x 1000000 pairs" -- "$BUILD/bench/malloc_loop" 1000000 8 2>&1 | sed 's/^/  /'

@@ -45,7 +45,7 @@ one() {
 	echo
 }
 
-echo "host: $(uname -srm), $(nproc) CPU(s), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "host: $(uname -srm), $(nproc --all) CPU(s), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
 rev='?'
 if git rev-parse --git-dir >/dev/null 2>&1; then
 	rev=$(git rev-parse --short HEAD)

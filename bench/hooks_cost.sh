@@ -42,7 +42,7 @@ if [ -z "${COMMIT:-}" ]; then
 		COMMIT="? (not a git checkout)"
 	fi
 fi
-echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); commit $COMMIT"
+echo "host: $(uname -srm), $(nproc --all) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ); commit $COMMIT"
 echo "after: $GPUTRACE${BEFORE:+; before: $BEFORE}"
 
 part() {
@@ -52,7 +52,7 @@ part() {
 	# shellcheck disable=SC2086  # $also is empty or one option
 	"$PYTHON" bench/paired.py --metric cpu_ns_per_call --extra ns_per_call --extra loop_ns \
 		--rounds "$R" --gputrace "$GPUTRACE" ${BEFORE:+--also "before=$BEFORE"} \
-		--label "malloc_loop $threads thread(s) x $pairs pairs, $(nproc) CPU(s)" \
+		--label "malloc_loop $threads thread(s) x $pairs pairs, $(nproc --all) CPU(s)" \
 		-- "$BUILD/bench/malloc_loop" "$pairs" "$threads"
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }

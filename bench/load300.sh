@@ -23,7 +23,7 @@ $MAKE -s BUILD="$BUILD" "$BUILD/bench/load_many" >/dev/null
 
 LIBS="$LIBS" COUNT="$COUNT" sh bench/gen_load_libs.sh
 
-echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "host: $(uname -srm), $(nproc --all) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
 "$PYTHON" bench/paired.py --metric wall --rounds "$R" --gputrace "$GPUTRACE" ${V:+-v} --decompose --same-output \
 	--label "load_many: dlopen $COUNT libraries by name through RUNPATH (whole-process wall time)" \
 	-- "$BUILD/bench/load_many" "$COUNT"

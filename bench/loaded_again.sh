@@ -18,7 +18,7 @@ LIBS=$BUILD/bench/load300
 $MAKE -s BUILD="$BUILD" all >/dev/null
 $MAKE -s BUILD="$BUILD" "$BUILD/bench/loaded_again" >/dev/null
 LIBS="$LIBS" COUNT="$COUNT" sh bench/gen_load_libs.sh
-echo "host: $(uname -srm), $(nproc) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "host: $(uname -srm), $(nproc --all) CPU(s); $(date -u +%Y-%m-%dT%H:%MZ)"
 "$PYTHON" bench/paired.py --metric ms_per_op --rounds "$R" --gputrace "$BUILD/gputrace" \
 	${BEFORE:+--also "before=$BEFORE/gputrace"} ${V:+-v} \
 	--label "loaded_again: one dlopen of an already-loaded file, $COUNT loaded (ms, median of $TIMES a run)" \

@@ -48,7 +48,7 @@ done
 B=$(cd "$B" && pwd)
 CC=${CC:-cc}
 mkdir -p "$B/bench"
-echo "host: $(uname -srm), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
+echo "host: $(uname -srm), $(nproc --all) CPUs; $(date -u +%Y-%m-%dT%H:%MZ); $(git log -1 --format=%h 2>/dev/null)" | tee "$OUT/host.txt"
 want() { case " ${ONLY:-hooks again torch diag report} " in *" $1 "*) return 0;; esac; return 1; }
 
 if want hooks; then
