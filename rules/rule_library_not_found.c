@@ -233,6 +233,39 @@ static bool renamed_copy(const struct gt_proc_model *m, const struct gt_search *
 	return found;
 }
 
+/* NVRTC's other variant of the asked file: "STEM.alt.so.VER" in a folder
+ * the loader searched or beside the requester. CUDA 13.0's libnvrtc.so.13
+ * asks for libnvrtc-builtins.so.13.0 and its libnvrtc.alt.so.13 for
+ * libnvrtc-builtins.alt.so.13.0 (their strings, read on this build VM's
+ * toolkit): each opens its own variant's name only, so an install that
+ * shipped the .alt builtins alone (dorado 0.9.5's lib/, nanoporetech/dorado
+ * #1319) leaves the plain NVRTC without any. */
+static bool alt_variant(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
+{
+	const char *so = strstr(s->name, ".so.");
+	char folder[4096], real[4096];
+	size_t i;
+
+	if (!so || strchr(s->name, '/') || strstr(s->name, ".alt."))
+		return false;
+	for (i = 0; i <= s->ntries; i++) {
+		if (i < s->ntries) {
+			if (!s->tries[i].path)
+				continue;
+			gt_folder_of(s->tries[i].path, folder, sizeof(folder));
+		} else if (s->requester && s->requester[0] == '/') {
+			if (!gt_facts_real_path(m->facts, s->requester, real, sizeof(real)))
+				snprintf(real, sizeof(real), "%s", s->requester);
+			gt_folder_of(real, folder, sizeof(folder));
+		} else
+			break;
+		if (folder[0] && (size_t)snprintf(out, cap, "%s/%.*s.alt%s", folder, (int)(so - s->name), s->name, so) < cap &&
+		    gt_facts_exists(m->facts, out))
+			return true;
+	}
+	return false;
+}
+
 /* A copy beside the library that asked: a requester without RUNPATH
  * $ORIGIN does not search its own folder (TensorRT since 8.4.1 dropped it,
  * so libnvinfer's dlopen of its builder resource misses the file next to it). */
@@ -818,17 +851,25 @@ static bool asked_major_alone(const struct gt_process *p, const char *name)
 /* The fix when only another minor of the asked major is here: a name that
  * carries the release is asked by that release (NVRTC 11.1 asks for
  * libnvrtc-builtins.so.11.1 while CUDA 11.6's builtins lie beside it:
- * yolact_edge#186). Whether another release's file would serve under the
- * asked name is not known here (pytorch/pytorch#68980's reporter linked
- * 11.5's and it did not help), so the fix never makes that link. */
+ * yolact_edge#186). Never a link to the other release under the asked
+ * name: NVRTC's builtins export entry points named for their release
+ * (CUDA 13.0's: __nvrtc_builtins__13_0_getArchBuiltins, and libnvrtc.so.13
+ * says "is corrupted, can't find entry functions" without them: read on
+ * this build VM's toolkit), which is why pytorch/pytorch#68980's link to
+ * 11.5's did not help. */
 static void other_minor_fix(const struct gt_search *s, const struct gt_family_info *fi, const char *other_path,
 			    char *fix, size_t cap)
 {
+	bool builtins = strncmp(gt_base_name(s->name), "libnvrtc-builtins", 17) == 0;
+
 	snprintf(fix, cap, "%s asks for %s %s by a name that carries the release; %s is another release, "
-		 "which that name never opens. Install %s %s beside %s (for NVRTC's builtins: from the same "
-		 "CUDA release as the libnvrtc that asks), or a build of %s for the release that is here.",
+		 "which that name never opens%s. Install %s %s beside %s%s, or a build of %s for the release "
+		 "that is here.",
 		 s->requester ? gt_base_name(s->requester) : "The program", fi->component, fi->version, other_path,
+		 builtins ? " (and a link would not do: NVRTC calls the builtins' entry points by its own release's "
+			    "names)" : "",
 		 fi->component, fi->version, s->requester ? gt_base_name(s->requester) : "it",
+		 builtins ? " (the builtins of the same CUDA release as the libnvrtc that asks)" : "",
 		 s->requester ? gt_base_name(s->requester) : "the program");
 }
 
@@ -841,9 +882,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 	bool elsewhere, needed, failed = gt_model_failed(m);
 	char why[8192 + 1024], other_path[4096], dev_target[4096 + 256];
 	bool other, minor, dev, list_home;
-	char via[64], home[4096], renamed_path[4096];
+	char via[64], home[4096], renamed_path[4096], alt_path[4096 + 256];
 	const char *list_var, *renamed_how = NULL;
-	bool renamed;
+	bool renamed, alt;
 	size_t i;
 	json_t *e;
 
@@ -876,6 +917,7 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			other_major_at(m, s, &fi, false, other_path, sizeof(other_path));
 		minor = !dev && !renamed && !elsewhere && !other && !asked_major_alone(p, s->name) &&
 			other_major_at(m, s, &fi, true, other_path, sizeof(other_path));
+		alt = !dev && !renamed && alt_variant(m, s, alt_path, sizeof(alt_path));
 		if (dev)
 			snprintf(fix, sizeof(fix),
 				 "%s asks for the unversioned name %s, a development link no wheel or runtime "
@@ -897,6 +939,13 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 "/etc/ld.so.conf.d/ and run ldconfig), or install the package that "
 				 "puts %s where %s looks.", copy, s->name,
 				 s->requester ? s->requester : "the program");
+		else if (alt)
+			snprintf(fix, sizeof(fix),
+				 "%s asks for %s; beside it is only %s, the other variant's file, which that "
+				 "variant alone opens. Install %s (the same CUDA release's nvrtc package ships both "
+				 "variants' files) where %s looks, or have the program load the .alt variant.",
+				 s->requester ? gt_base_name(s->requester) : "The program", s->name, gt_base_name(alt_path),
+				 s->name, s->requester ? gt_base_name(s->requester) : "it");
 		else if (other)
 			other_major_fix(s, &fi, other_path, fix, sizeof(fix));
 		else if (minor)
@@ -949,6 +998,12 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 			gt_evidence_str(e, "path", other_path);
 			/* what the fix's command is made from (rules/fix_command.c) */
 			gt_evidence_str(e, "other_major", other_path);
+		}
+		if (alt) {
+			e = gt_evidence_add(f, "%s is the .alt variant's file: libnvrtc.alt.so asks for that name, the "
+					    "plain libnvrtc for %s, and each opens only its own", alt_path, s->name);
+			gt_evidence_str(e, "path", alt_path);
+			gt_evidence_str(e, "alt_variant", alt_path);
 		}
 		if (minor) {
 			struct gt_family_info have;

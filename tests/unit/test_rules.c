@@ -607,6 +607,37 @@ START_TEST(test_library_not_found_other_minor)
 }
 END_TEST
 
+/* NVRTC's .alt builtins beside a plain NVRTC that asks for the plain name
+ * (nanoporetech/dorado#1319): said as the other variant's file, found in
+ * the requester's own folder though it has no RUNPATH; the .alt name asked
+ * for never points at the plain file. */
+START_TEST(test_library_not_found_alt_variant)
+{
+	struct fx_diag d;
+	const struct gt_finding *f;
+
+	fx_touch("dorado/lib/libnvrtc.so.12");
+	fx_touch("dorado/lib/libnvrtc-builtins.alt.so.12.8");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.so.12.8", "$TMP/dorado/lib/libnvrtc.so.12"),
+		    NOT_FOUND(1, "libnvrtc-builtins.so.12.8", TRY("/usr/lib/libnvrtc-builtins.so.12.8", "default")),
+		    FX_END, FX_FAILED, NULL);
+	f = must_find(&d, GT_F_LIBRARY_NOT_FOUND, GT_SEV_ERROR);
+	ck_assert(fx_evidence_has(f, "alt_variant", fx_path("dorado/lib/libnvrtc-builtins.alt.so.12.8")));
+	assert_contains(f->fix, "the other variant's file");
+	fx_free(&d);
+
+	fx_touch("cuda/lib64/libnvrtc.alt.so.12");
+	fx_touch("cuda/lib64/libnvrtc-builtins.so.12.8");
+	fx_diagnose(&d, FX_HEADER, SEARCH(1, "libnvrtc-builtins.alt.so.12.8", "$TMP/cuda/lib64/libnvrtc.alt.so.12"),
+		    NOT_FOUND(1, "libnvrtc-builtins.alt.so.12.8",
+			      TRY("$TMP/cuda/lib64/libnvrtc-builtins.alt.so.12.8", "runpath")),
+		    FX_END, FX_FAILED, NULL);
+	for (size_t i = 0; i < d.findings.n; i++)
+		ck_assert_ptr_null(strstr(d.findings.v[i].fix, "the other variant's file"));
+	fx_free(&d);
+}
+END_TEST
+
 /* Each name once, however many times it was asked for. */
 START_TEST(test_library_not_found_once_per_name)
 {
@@ -1616,6 +1647,7 @@ Suite *rules_suite(void)
 					 test_library_not_found_renamed_copy,
 					 test_library_not_found_renamed_copy_not_for_others,
 					 test_library_not_found_other_minor,
+					 test_library_not_found_alt_variant,
 					 test_library_not_found_once_per_name,
 					 test_library_not_found_not_when_a_version_loaded,
 					 test_library_not_found_not_for_driver_ours_or_others,
