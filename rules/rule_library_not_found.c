@@ -246,8 +246,8 @@ static bool alt_variant(const struct gt_proc_model *m, const struct gt_search *s
 	char folder[4096], real[4096];
 	size_t i;
 
-	if (!so || strchr(s->name, '/') || strstr(s->name, ".alt."))
-		return false;
+	if (!so || strchr(s->name, '/') || strstr(s->name, ".alt.") || strncmp(s->name, "libnvrtc", 8) != 0)
+		return false;  /* NVRTC's variants only: the message names them */
 	for (i = 0; i <= s->ntries; i++) {
 		if (i < s->ntries) {
 			if (!s->tries[i].path)
