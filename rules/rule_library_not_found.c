@@ -941,9 +941,9 @@ void rule_library_not_found(const struct gt_proc_model *m, struct gt_findings *o
 				 s->requester ? s->requester : "the program");
 		else if (alt)
 			snprintf(fix, sizeof(fix),
-				 "%s asks for %s; beside it is only %s, the other variant's file, which that "
-				 "variant alone opens. Install %s (the same CUDA release's nvrtc package ships both "
-				 "variants' files) where %s looks, or have the program load the .alt variant.",
+				 "%s asks for %s, and where it looks and beside it there is only %s, the other "
+				 "variant's file, which that variant alone opens. Install %s (a CUDA toolkit of that "
+				 "release ships both variants' files) where %s looks.",
 				 s->requester ? gt_base_name(s->requester) : "The program", s->name, gt_base_name(alt_path),
 				 s->name, s->requester ? gt_base_name(s->requester) : "it");
 		else if (other)
