@@ -146,16 +146,16 @@ static int cuda_major_of(const struct gt_proc_model *m, const struct host_packag
 	return cu ? atoi(cu + 6) : 0;
 }
 
-/* Does an item of the evidence carry key (a string)? */
-static bool has_evidence_key(json_t *evidence, const char *key)
+/* The first string that an item of the evidence gives for key, or NULL. */
+static const char *first_ev_str(json_t *evidence, const char *key)
 {
 	size_t i;
 	json_t *e;
 
 	json_array_foreach(evidence, i, e)
 		if (ev_str(e, key))
-			return true;
-	return false;
+			return ev_str(e, key);
+	return NULL;
 }
 
 /* The major a library name asks for: 8 for libcudnn.so.8; -1 for none. */
@@ -219,13 +219,9 @@ static bool other_major(json_t *evidence, const struct gt_proc_model *m, char *o
  * "no-device-node": rules/scan_host.c); "" when none does. */
 static const char *host_cause(json_t *evidence)
 {
-	size_t i;
-	json_t *e;
+	const char *cause = first_ev_str(evidence, "cause");
 
-	json_array_foreach(evidence, i, e)
-		if (ev_str(e, "cause"))
-			return ev_str(e, "cause");
-	return "";
+	return cause ? cause : "";
 }
 
 /* driver-missing (and scan's no-device): which of "no GPU", "no driver",
@@ -345,7 +341,7 @@ bool gt_fix_paste(enum gt_finding_id id, json_t *evidence, const struct gt_fix *
 			 "the change is to the environment of the programs that load these files (see the fix)");
 		return false;
 	}
-	if (id == GT_F_LIBRARY_NOT_FOUND && has_evidence_key(evidence, "renamed")) {
+	if (id == GT_F_LIBRARY_NOT_FOUND && first_ev_str(evidence, "renamed")) {
 		snprintf(out, cap, "the link goes into a folder an installer owns, beside its copy: make it by "
 			 "hand, as the fix says, or install the release that ships the name");
 		return false;

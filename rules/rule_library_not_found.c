@@ -240,30 +240,44 @@ static bool renamed_copy(const struct gt_proc_model *m, const struct gt_search *
  * toolkit): each opens its own variant's name only, so an install that
  * shipped the .alt builtins alone (dorado 0.9.5's lib/, nanoporetech/dorado
  * #1319) leaves the plain NVRTC without any. */
+/* The folder of the requester's real file, where "beside it" is. */
+static bool requester_folder(const struct gt_proc_model *m, const struct gt_search *s, char *folder, size_t cap)
+{
+	char real[4096];
+
+	if (!s->requester || s->requester[0] != '/')
+		return false;
+	if (!gt_facts_real_path(m->facts, s->requester, real, sizeof(real)))
+		snprintf(real, sizeof(real), "%s", s->requester);
+	gt_folder_of(real, folder, cap);
+	return folder[0] != 0;
+}
+
+/* folder/STEM.alt.so.VER for the asked STEM.so.VER (so: its ".so."). */
+static bool alt_in(const struct gt_proc_model *m, const char *folder, const struct gt_search *s, const char *so,
+		   char *out, size_t cap)
+{
+	return folder[0] &&
+	       (size_t)snprintf(out, cap, "%s/%.*s.alt%s", folder, (int)(so - s->name), s->name, so) < cap &&
+	       gt_facts_exists(m->facts, out);
+}
+
 static bool alt_variant(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
 {
 	const char *so = strstr(s->name, ".so.");
-	char folder[4096], real[4096];
+	char folder[4096];
 	size_t i;
 
 	if (!so || strchr(s->name, '/') || strstr(s->name, ".alt.") || strncmp(s->name, "libnvrtc", 8) != 0)
 		return false;  /* NVRTC's variants only: the message names them */
-	for (i = 0; i <= s->ntries; i++) {
-		if (i < s->ntries) {
-			if (!s->tries[i].path)
-				continue;
-			gt_folder_of(s->tries[i].path, folder, sizeof(folder));
-		} else if (s->requester && s->requester[0] == '/') {
-			if (!gt_facts_real_path(m->facts, s->requester, real, sizeof(real)))
-				snprintf(real, sizeof(real), "%s", s->requester);
-			gt_folder_of(real, folder, sizeof(folder));
-		} else
-			break;
-		if (folder[0] && (size_t)snprintf(out, cap, "%s/%.*s.alt%s", folder, (int)(so - s->name), s->name, so) < cap &&
-		    gt_facts_exists(m->facts, out))
+	for (i = 0; i < s->ntries; i++) {
+		if (!s->tries[i].path)
+			continue;
+		gt_folder_of(s->tries[i].path, folder, sizeof(folder));
+		if (alt_in(m, folder, s, so, out, cap))
 			return true;
 	}
-	return false;
+	return requester_folder(m, s, folder, sizeof(folder)) && alt_in(m, folder, s, so, out, cap);
 }
 
 /* A copy beside the library that asked: a requester without RUNPATH
@@ -271,13 +285,10 @@ static bool alt_variant(const struct gt_proc_model *m, const struct gt_search *s
  * so libnvinfer's dlopen of its builder resource misses the file next to it). */
 static bool copy_beside_requester(const struct gt_proc_model *m, const struct gt_search *s, char *out, size_t cap)
 {
-	char folder[4096], real[4096];
+	char folder[4096];
 
-	if (!s->requester || s->requester[0] != '/' || strchr(s->name, '/'))
+	if (strchr(s->name, '/') || !requester_folder(m, s, folder, sizeof(folder)))
 		return false;
-	if (!gt_facts_real_path(m->facts, s->requester, real, sizeof(real)))
-		snprintf(real, sizeof(real), "%s", s->requester);
-	gt_folder_of(real, folder, sizeof(folder));
 	return (size_t)snprintf(out, cap, "%s/%s", folder, s->name) < cap && gt_facts_exists(m->facts, out) &&
 	       !was_tried(s, out);
 }
